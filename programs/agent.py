@@ -1,0 +1,75 @@
+"""MemoryAgent: an actor and a writer (or none), plus the named agents and their save/load."""
+
+from __future__ import annotations
+
+import json
+from importlib.metadata import version
+from pathlib import Path
+
+import dspy
+
+from promptmem.programs.actor import Actor
+from promptmem.programs.baselines import AppendRawWriter
+from promptmem.programs.writers import NotesWriter, OpsWriter
+
+WRITERS = {"notes": NotesWriter, "ops": OpsWriter}
+AGENTS = {
+    "seed": "the actor plus an LM writer (--writer notes|ops) with first-draft instructions",
+    "no-memory": "the actor alone, with empty notes: the reference for memory gain",
+    "append-raw": "the actor over a recency buffer of raw observations (no LM writer)",
+}
+
+
+class MemoryAgent(dspy.Module):
+    """An actor that answers from notes and a writer that edits them after each task.
+
+    ``writer`` is None for the no-memory baseline. ``name`` and ``writer_kind`` say how
+    to rebuild the agent from a saved program.
+    """
+
+    def __init__(self, actor: Actor, writer: dspy.Module | None, name: str, writer_kind: str = ""):
+        super().__init__()
+        self.actor, self.writer = actor, writer
+        self.name, self.writer_kind = name, writer_kind
+
+    @property
+    def uses_memory(self) -> bool:
+        return self.writer is not None
+
+
+def build_agent(name: str, writer: str = "ops") -> MemoryAgent:
+    """A named agent (see ``AGENTS``); ``writer`` picks the seed agent's writer."""
+    if name == "no-memory":
+        return MemoryAgent(Actor(), None, name)
+    if name == "append-raw":
+        return MemoryAgent(Actor(), AppendRawWriter(), name, "append-raw")
+    if name == "seed":
+        if writer not in WRITERS:
+            raise ValueError(f"unknown writer {writer!r}; known: {', '.join(WRITERS)}")
+        return MemoryAgent(Actor(), WRITERS[writer](), name, writer)
+    raise ValueError(f"unknown agent {name!r}; known: {', '.join(AGENTS)} or a saved PATH.json")
+
+
+def save_agent(agent: MemoryAgent, path: str | Path) -> None:
+    """Write the agent's prompts and how to rebuild it as JSON with version metadata."""
+    payload = {"format": "promptmem.agent/1", "promptmem": version("promptmem"),
+               "dspy": dspy.__version__, "agent": agent.name, "writer": agent.writer_kind,
+               "state": agent.dump_state()}
+    Path(path).write_text(json.dumps(payload, indent=2))
+
+
+def load_agent(path: str | Path) -> MemoryAgent:
+    """Rebuild an agent saved by ``save_agent``; a file of another shape is a ValueError."""
+    path = Path(path)
+    try:
+        payload = json.loads(path.read_text())
+        agent = build_agent(payload["agent"], payload["writer"] or "ops")
+        agent.load_state(payload["state"])
+    except (OSError, json.JSONDecodeError, KeyError, TypeError) as err:
+        raise ValueError(f"{path}: not a promptmem agent file ({type(err).__name__}: {err})") from err
+    return agent
+
+
+def resolve_agent(spec: str, writer: str = "ops") -> MemoryAgent:
+    """An agent name from ``AGENTS`` or the path of a saved agent (``.json``)."""
+    return load_agent(spec) if spec.endswith(".json") else build_agent(spec, writer)

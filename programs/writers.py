@@ -1,0 +1,129 @@
+"""Writers: after each task, decide how the notes change for the tasks to come.
+
+A writer is called as ``writer(notes, task, answer, outcome, budget) -> Write`` and never
+edits memory itself: it returns ops that the store applies (and may reject).
+``NotesWriter`` rewrites the whole notes (RIME style) and the rewrite becomes ops by a
+line diff; ``OpsWriter`` emits ADD/UPDATE/DELETE/NOOP ops (Memory-R1 / mem0 style).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Protocol, Sequence
+
+import dspy
+
+from promptmem.memory import EMPTY_NOTES, Note, Op, notes_size, render_notes
+from promptmem.programs.ops_format import parse_ops
+from promptmem.tasks import Outcome, Task
+
+
+@dataclass
+class Write:
+    """A writer's decision: the ops to apply, why any output was unusable, the raw output."""
+
+    ops: list[Op] = field(default_factory=list)
+    error: str = ""
+    raw: str = ""
+
+
+class Writer(Protocol):
+    def __call__(self, notes: Sequence[Note], task: Task, answer: str | None,
+                 outcome: Outcome | None, budget: int) -> Write: ...
+
+
+def task_inputs(task: Task, answer: str | None, outcome: Outcome | None) -> dict[str, str]:
+    """The task as the writer's prompt shows it (observe-only steps say so)."""
+    return {
+        "observation": task.observation or "(nothing)",
+        "question": task.question or "(no question in this task: observe only)",
+        "answer": answer if answer is not None else "(none)",
+        "outcome": outcome.feedback if outcome is not None else "(none)",
+    }
+
+
+def budget_line(notes: Sequence[Note], budget: int) -> str:
+    return f"at most {budget} characters in total (now {notes_size(notes)})"
+
+
+class RewriteNotes(dspy.Signature):
+    """You keep notes that help you answer future questions. After each task, rewrite
+    your notes so they hold what will be useful later. Keep them short: one fact per line."""
+
+    notes: str = dspy.InputField(desc="your current notes")
+    observation: str = dspy.InputField()
+    question: str = dspy.InputField()
+    answer: str = dspy.InputField(desc="the answer you gave")
+    outcome: str = dspy.InputField(desc="feedback on your answer")
+    limit: str = dspy.InputField(desc="size limit for the notes")
+    new_notes: str = dspy.OutputField(desc="the complete new notes, one fact per line")
+
+
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)]|\[n?\d+\])\s*")
+_FENCE = re.compile(r"^```[a-zA-Z]*\s*$")
+
+
+def note_lines(text: str) -> list[str]:
+    """Non-empty lines of a notes rewrite, without bullets, ids, fences or duplicates."""
+    lines = []
+    for raw in text.splitlines():
+        line = _BULLET.sub("", raw).strip()
+        if line and not _FENCE.match(line) and line != EMPTY_NOTES and line not in lines:
+            lines.append(line)
+    return lines
+
+
+def diff_ops(notes: Sequence[Note], lines: Sequence[str]) -> list[Op]:
+    """Ops turning ``notes`` into ``lines``: DELETE what went, then ADD what is new."""
+    wanted = set(lines)
+    kept = {note.text for note in notes}
+    deletes = [Op("DELETE", note_id=note.id) for note in notes if note.text not in wanted]
+    adds = [Op("ADD", text=line) for line in lines if line not in kept]
+    return deletes + adds or [Op("NOOP")]
+
+
+class NotesWriter(dspy.Module):
+    """Whole-notes rewrite. An empty rewrite of non-empty notes is treated as a failed
+    write (the notes are kept), since small models often return nothing by mistake."""
+
+    def __init__(self):
+        super().__init__()
+        self.predict = dspy.Predict(RewriteNotes)
+
+    def forward(self, notes, task, answer, outcome, budget) -> Write:
+        plain = "\n".join(note.text for note in notes) or EMPTY_NOTES
+        raw = str(self.predict(notes=plain, limit=budget_line(notes, budget),
+                               **task_inputs(task, answer, outcome)).new_notes)
+        lines = note_lines(raw)
+        if not lines and notes:
+            return Write([Op("NOOP")], "empty rewrite ignored: the notes were kept", raw)
+        return Write(diff_ops(notes, lines), "", raw)
+
+
+class EditNotes(dspy.Signature):
+    """You keep notes that help you answer future questions. After each task, decide how
+    to change the notes. Write one operation per line:
+    ADD <new note> | UPDATE <note id> <new text> | DELETE <note id> | NOOP"""
+
+    notes: str = dspy.InputField(desc="your current notes, each with its id in brackets")
+    observation: str = dspy.InputField()
+    question: str = dspy.InputField()
+    answer: str = dspy.InputField(desc="the answer you gave")
+    outcome: str = dspy.InputField(desc="feedback on your answer")
+    limit: str = dspy.InputField(desc="size limit for the notes")
+    operations: str = dspy.OutputField(desc="one operation per line")
+
+
+class OpsWriter(dspy.Module):
+    """ADD/UPDATE/DELETE/NOOP ops; unparseable parts are reported in ``Write.error``."""
+
+    def __init__(self):
+        super().__init__()
+        self.predict = dspy.Predict(EditNotes)
+
+    def forward(self, notes, task, answer, outcome, budget) -> Write:
+        raw = str(self.predict(notes=render_notes(notes), limit=budget_line(notes, budget),
+                               **task_inputs(task, answer, outcome)).operations)
+        parsed = parse_ops(raw)
+        return Write(parsed.ops, "; ".join(parsed.errors), raw)

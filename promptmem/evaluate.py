@@ -1,0 +1,131 @@
+"""``evaluate``: run an agent (and the no-memory reference) over streams, in parallel
+threads, into a resumable run directory.
+
+Layout of ``out``: ``config.json``; ``streams/<agent|no-memory>/<stream id>.json`` (one per
+finished stream: a rerun skips them); ``report.json``, ``summary.md``, ``learning_curve.png``.
+"""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import dspy
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                           TimeElapsedColumn, TimeRemainingColumn)
+
+from promptmem.lm import LMConfig, adapter_for, make_lm
+from promptmem.metrics import Report, build_report
+from promptmem.programs.agent import MemoryAgent, build_agent, resolve_agent
+from promptmem.report_files import write_report
+from promptmem.runner import StreamResult, run_stream
+from promptmem.suites import make_suite
+from promptmem.tasks import Stream, Suite
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """What to evaluate; every field is written to ``config.json`` in the run directory."""
+
+    suite: str = "synthetic"  # suite name (see `promptmem suites`)
+    agent: str = "seed"  # seed | no-memory | append-raw | PATH.json (a saved program)
+    writer: str = "ops"  # the seed agent's writer: notes (rewrite) | ops (ADD/UPDATE/DELETE)
+    streams: int = 4  # how many streams
+    seed: int = 0  # which streams (synthetic: the generator seed)
+    tasks: int | None = None  # synthetic: tasks per stream (default: the suite's)
+    budget: int | None = None  # notes budget in characters (default: the suite's)
+    data: str | None = None  # jsonl: the streams file
+    threads: int = 4  # streams run in parallel threads
+    baseline: bool = True  # also run no-memory on the same streams, for memory gain
+
+
+class RunDirError(RuntimeError):
+    """The run directory holds a run with a different configuration."""
+
+
+def make_eval_suite(config: EvalConfig) -> Suite:
+    if config.suite == "jsonl":
+        if not config.data:
+            raise ValueError("the jsonl suite needs --data PATH (one stream per line)")
+        return make_suite("jsonl", path=config.data)
+    options = {"tasks": config.tasks} if config.tasks else {}
+    return make_suite(config.suite, **options)
+
+
+def _claim_run_dir(out: Path, config: dict) -> None:
+    path = out / "config.json"
+    if path.exists():
+        previous = json.loads(path.read_text())
+        if previous != config:
+            changed = sorted(k for k in set(previous) | set(config) if previous.get(k) != config.get(k))
+            raise RunDirError(f"{out} holds a run with another configuration (differs in: "
+                              f"{', '.join(changed)}); use another --out to start a new run")
+    out.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(config, indent=2))
+
+
+def _run_jobs(jobs: list[tuple[str, MemoryAgent, Stream]], suite: Suite, lm: dspy.BaseLM,
+              adapter: dspy.Adapter, budget: int, out: Path, threads: int,
+              show_progress: bool) -> dict[str, list[StreamResult]]:
+    results: dict[str, list[StreamResult]] = {label: [] for label, _, _ in jobs}
+    pending = []
+    for label, agent, stream in jobs:
+        path = out / "streams" / label / f"{stream.id}.json"
+        if path.exists():
+            results[label].append(StreamResult.from_json(json.loads(path.read_text())))
+        else:
+            pending.append((label, agent, stream, path))
+    total = sum(len(stream.tasks) for _, _, stream, _ in pending)
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn(), TimeRemainingColumn())
+    with Progress(*columns, disable=not show_progress) as progress:
+        bar = progress.add_task(f"{len(pending)} streams to run", total=total)
+
+        def run(label, agent, stream, path):
+            result = run_stream(agent, stream, suite, lm, budget=budget, adapter=adapter,
+                                on_task=lambda _: progress.advance(bar))
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(result.to_json(), indent=1))
+            return label, result
+
+        with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+            futures = [pool.submit(run, *job) for job in pending]
+            try:
+                for future in futures:
+                    label, result = future.result()
+                    results[label].append(result)
+            except BaseException:
+                for future in futures:
+                    future.cancel()
+                raise
+    order = {stream.id: i for i, (_, _, stream) in enumerate(jobs)}
+    for items in results.values():
+        items.sort(key=lambda r: order[r.stream_id])
+    return results
+
+
+def evaluate(config: EvalConfig, lm_config: LMConfig, out: str | Path, *,
+             lm: dspy.BaseLM | None = None, show_progress: bool = True) -> Report:
+    """Run the evaluation into ``out`` (resuming what a previous run there finished)."""
+    out = Path(out)
+    suite = make_eval_suite(config)
+    agent = resolve_agent(config.agent, config.writer)
+    budget = config.budget or suite.notes_budget
+    streams = suite.streams(config.streams, seed=config.seed)
+    run_config = {"eval": asdict(config), "lm": asdict(lm_config), "budget": budget,
+                  "suite": suite.describe(), "agent_name": agent.name}
+    _claim_run_dir(out, run_config)
+    jobs = [("agent", agent, s) for s in streams]
+    if config.baseline and agent.uses_memory:
+        baseline = build_agent("no-memory")
+        jobs += [("no-memory", baseline, s) for s in streams]
+    lm = lm or make_lm(lm_config)
+    results = _run_jobs(jobs, suite, lm, adapter_for(lm_config.spec), budget, out,
+                        config.threads, show_progress)
+    base_results = results.get("no-memory") or (results["agent"] if not agent.uses_memory else None)
+    report = build_report(results["agent"], base_results,
+                          getattr(suite, "breakdown_keys", ()), run_config)
+    write_report(report, out)
+    return report

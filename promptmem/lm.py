@@ -1,0 +1,112 @@
+"""LM specs -> DSPy LMs.
+
+``local:<name>`` (or ``local`` for the default) runs an embedded GGUF in-process through
+llama-cpp-python, as a DSPy custom engine with JSON-schema-constrained output. Any other
+string goes to ``dspy.LM`` unchanged (``openai/gpt-4.1-mini``, ``hosted_vllm/...`` with an
+``api_base``, …).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import dspy
+from dspy.lm15 import Message, Response, TextPart, Usage, response_to_events
+
+from promptmem.local_models import DEFAULT_LOCAL_MODEL, model_path
+
+LOCAL_PREFIX = "local"
+
+
+@dataclass(frozen=True)
+class LMConfig:
+    """How to build the LM for a spec."""
+
+    spec: str = f"{LOCAL_PREFIX}:{DEFAULT_LOCAL_MODEL}"  # LM spec string
+    api_base: str | None = None  # server URL for hosted specs (hosted_vllm/..., openai/...)
+    temperature: float = 0.0  # sampling temperature (0 = greedy)
+    max_tokens: int = 384  # completion limit per call
+    context: int = 4096  # context window for local models, in tokens
+    threads: int | None = None  # CPU threads for local models (default: all cores)
+    timeout: float = 120.0  # seconds per call for hosted LMs
+
+
+def _flatten(parts) -> str:
+    if parts is None or isinstance(parts, str):
+        return parts or ""
+    return "".join(getattr(part, "text", "") or "" for part in parts)
+
+
+class LlamaCppEngine:
+    """A DSPy engine over one llama.cpp model; loads lazily, serves one call at a time."""
+
+    supports_response_schema = True
+    supported_params = ("response_format", "temperature", "max_tokens", "seed", "stop")
+
+    def __init__(self, path: Path, *, context: int = 4096, threads: int | None = None):
+        self.path, self.context = Path(path), context
+        self.threads = threads or os.cpu_count() or 1
+        self._llama = None
+        self._lock = threading.Lock()
+
+    def _model(self):
+        if self._llama is None:
+            from llama_cpp import Llama  # the `local` extra
+
+            self._llama = Llama(model_path=str(self.path), n_ctx=self.context,
+                                n_threads=self.threads, n_threads_batch=self.threads,
+                                verbose=False, seed=0)
+        return self._llama
+
+    def complete(self, request) -> Response:
+        messages = [{"role": "system", "content": _flatten(request.system)}] if request.system else []
+        messages += [{"role": m.role, "content": m.text or ""} for m in request.messages]
+        config = request.config
+        kwargs = {"temperature": config.temperature or 0.0, "max_tokens": config.max_tokens,
+                  "seed": config.seed if config.seed is not None else 0,
+                  "stop": list(config.stop) or None}
+        fmt = config.response_format
+        if fmt and fmt.get("type") in ("json_schema", "json_object"):
+            schema = fmt.get("schema") or (fmt.get("json_schema") or {}).get("schema")
+            kwargs["response_format"] = {"type": "json_object", **({"schema": schema} if schema else {})}
+        with self._lock:
+            out = self._model().create_chat_completion(messages=messages, **kwargs)
+        choice, usage = out["choices"][0], out.get("usage", {})
+        return Response(
+            id=out.get("id"), model=f"{LOCAL_PREFIX}/{self.path.name}",
+            message=Message.assistant([TextPart(choice["message"]["content"] or "")]),
+            finish_reason="length" if choice.get("finish_reason") == "length" else "stop",
+            usage=Usage(input_tokens=usage.get("prompt_tokens"),
+                        output_tokens=usage.get("completion_tokens")))
+
+    def stream(self, request):
+        return response_to_events(self.complete(request))
+
+    def close(self) -> None:
+        if self._llama is not None:
+            self._llama.close()
+            self._llama = None
+
+
+def is_local(spec: str) -> bool:
+    return spec == LOCAL_PREFIX or spec.startswith(f"{LOCAL_PREFIX}:")
+
+
+def make_lm(config: LMConfig) -> dspy.LM:
+    """The DSPy LM for ``config.spec`` (uncached, so timings and token counts are real)."""
+    common = {"temperature": config.temperature, "max_tokens": config.max_tokens, "cache": False}
+    if is_local(config.spec):
+        name = config.spec.partition(":")[2] or DEFAULT_LOCAL_MODEL
+        engine = LlamaCppEngine(model_path(name), context=config.context, threads=config.threads)
+        return dspy.LM(f"{LOCAL_PREFIX}/{name}", engine=engine, **common)
+    hosted = {"api_base": config.api_base} if config.api_base else {}
+    return dspy.LM(config.spec, timeout=config.timeout, num_retries=2, **hosted, **common)
+
+
+def adapter_for(spec: str) -> dspy.Adapter:
+    """JSON with a schema for local models (the grammar guarantees parseable output);
+    DSPy's default chat format (with its JSON fallback) for everything else."""
+    return dspy.JSONAdapter() if is_local(spec) else dspy.ChatAdapter()

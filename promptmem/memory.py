@@ -1,0 +1,151 @@
+"""Agent memory: notes with stable ids, edited only through ADD / UPDATE / DELETE / NOOP ops.
+
+The store enforces the budget, so a writer cannot grow the notes past it: an op that
+would exceed the budget is rejected with its reason, and the notes stay as they were.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import asdict, dataclass, field
+from typing import Literal, Protocol, Sequence, runtime_checkable
+
+OpKind = Literal["ADD", "UPDATE", "DELETE", "NOOP"]
+OP_KINDS: tuple[str, ...] = ("ADD", "UPDATE", "DELETE", "NOOP")
+
+
+@dataclass(frozen=True)
+class Note:
+    id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Op:
+    """One memory edit. ADD needs ``text``; UPDATE needs ``note_id`` and ``text``;
+    DELETE needs ``note_id``; NOOP needs nothing."""
+
+    kind: OpKind
+    text: str = ""
+    note_id: str | None = None
+
+
+@dataclass(frozen=True)
+class OpResult:
+    """The store's verdict on one op: ``applied`` or not, and why (always set when not)."""
+
+    op: Op
+    applied: bool
+    reason: str = ""
+    note_id: str | None = None
+
+    def to_json(self) -> dict:
+        return {**asdict(self.op), "applied": self.applied, "reason": self.reason,
+                "result_id": self.note_id}
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """An opaque copy of a store's state, for ``restore``."""
+
+    notes: tuple[Note, ...]
+    next_id: int
+    trace_len: int
+
+
+@runtime_checkable
+class Memory(Protocol):
+    """The memory protocol every store implements.
+
+    ``apply`` applies ops in order and returns one result per op; a rejected op changes
+    nothing. ``render`` formats the notes for a prompt (``query`` lets a retrieving store
+    choose what to show). ``trace`` is the JSON-serializable list of every op result so far.
+    """
+
+    budget: int
+
+    def notes(self) -> list[Note]: ...
+
+    def apply(self, ops: Sequence[Op], *, step: str = "") -> list[OpResult]: ...
+
+    def render(self, query: str | None = None) -> str: ...
+
+    def snapshot(self) -> Snapshot: ...
+
+    def restore(self, snapshot: Snapshot) -> None: ...
+
+
+EMPTY_NOTES = "(no notes yet)"
+
+
+def render_notes(notes: Sequence[Note]) -> str:
+    """``[id] text`` one per line, or a placeholder when there are none."""
+    return "\n".join(f"[{note.id}] {note.text}" for note in notes) or EMPTY_NOTES
+
+
+def notes_size(notes: Sequence[Note]) -> int:
+    return sum(len(note.text) for note in notes)
+
+
+@dataclass
+class InMemoryStore:
+    """Process-local memory, the default for evaluation and optimization loops."""
+
+    budget: int = 600
+    _notes: dict[str, Note] = field(default_factory=dict)
+    _next_id: int = 1
+    trace: list[dict] = field(default_factory=list)
+
+    def notes(self) -> list[Note]:
+        return list(self._notes.values())
+
+    def size(self) -> int:
+        return notes_size(self.notes())
+
+    def render(self, query: str | None = None) -> str:
+        return render_notes(self.notes())
+
+    def apply(self, ops: Sequence[Op], *, step: str = "") -> list[OpResult]:
+        results = [self._apply_one(op) for op in ops]
+        self.trace.extend({"step": step, **result.to_json()} for result in results)
+        return results
+
+    def _apply_one(self, op: Op) -> OpResult:
+        text = op.text.strip()
+        if op.kind == "NOOP":
+            return OpResult(op, True)
+        if op.kind not in OP_KINDS:
+            return OpResult(op, False, f"unknown op kind {op.kind!r}")
+        if op.kind in ("UPDATE", "DELETE") and op.note_id not in self._notes:
+            return OpResult(op, False, f"unknown note id {op.note_id!r}")
+        if op.kind == "DELETE":
+            del self._notes[op.note_id]
+            return OpResult(op, True, note_id=op.note_id)
+        if not text:
+            return OpResult(op, False, f"{op.kind} with empty text")
+        duplicate = next((n.id for n in self._notes.values() if n.text == text), None)
+        if duplicate is not None and duplicate != op.note_id:
+            return OpResult(op, False, f"duplicate of note {duplicate}")
+        freed = len(self._notes[op.note_id].text) if op.kind == "UPDATE" else 0
+        new_size = self.size() - freed + len(text)
+        if new_size > self.budget:
+            return OpResult(op, False, f"over budget: notes would be {new_size}/{self.budget} chars")
+        note_id = op.note_id if op.kind == "UPDATE" else self._new_id()
+        self._notes[note_id] = Note(note_id, text)
+        return OpResult(op, True, note_id=note_id)
+
+    def _new_id(self) -> str:
+        note_id = f"n{self._next_id}"
+        self._next_id += 1
+        return note_id
+
+    def snapshot(self) -> Snapshot:
+        return Snapshot(tuple(self._notes.values()), self._next_id, len(self.trace))
+
+    def restore(self, snapshot: Snapshot) -> None:
+        self._notes = {note.id: note for note in snapshot.notes}
+        self._next_id = snapshot.next_id
+        del self.trace[snapshot.trace_len:]
+
+    def clone(self) -> "InMemoryStore":
+        return copy.deepcopy(self)

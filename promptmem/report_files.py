@@ -1,0 +1,63 @@
+"""Render a Report as files: report.json, summary.md and learning_curve.png."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from promptmem.metrics import Report, Summary
+
+
+def _row(s: Summary) -> str:
+    c = s.cost
+    return (f"| {s.agent} | {s.score:.3f} | {s.questions} | {c.calls_per_task:.2f} | "
+            f"{c.prompt_tokens_per_task + c.completion_tokens_per_task:.0f} | "
+            f"{c.seconds_per_task:.2f} | {s.write_failures} | {s.rejected_ops} | "
+            f"{s.final_notes_chars:.0f} |")
+
+
+def summary_markdown(report: Report) -> str:
+    cfg = report.config
+    lines = [f"# promptmem eval: {report.agent.agent}", "",
+             f"suite `{cfg.get('suite', {}).get('name', '?')}`, LM `{cfg.get('lm', {}).get('spec', '?')}`, "
+             f"{report.agent.streams} streams, notes budget {cfg.get('budget', '?')} chars", "",
+             "| agent | score | questions | LM calls/task | tokens/task | s/task | failed writes | rejected ops | final notes (chars) |",
+             "|---|---|---|---|---|---|---|---|---|", _row(report.agent)]
+    if report.baseline and report.baseline is not report.agent and report.baseline.agent != report.agent.agent:
+        lines.append(_row(report.baseline))
+    if report.memory_gain is not None:
+        lines += ["", f"**Memory gain** over no-memory on the same streams: {report.memory_gain:+.3f}"]
+    for key, groups in report.agent.breakdown.items():
+        lines += ["", f"Score by `{key}`: " + ", ".join(f"{k} {v:.3f}" for k, v in groups.items())]
+    lines += ["", "![learning curve](learning_curve.png)", ""]
+    return "\n".join(lines)
+
+
+def plot_learning_curve(report: Report, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    summaries = [report.agent] + ([report.baseline] if report.baseline and
+                                  report.baseline.agent != report.agent.agent else [])
+    for summary in summaries:
+        points = [(i + 1, v) for i, v in enumerate(summary.learning_curve) if v is not None]
+        if points:
+            xs, ys = zip(*points)
+            ax.plot(xs, ys, marker="o", label=f"{summary.agent} (mean {summary.score:.2f})")
+    ax.set(xlabel="task position in stream", ylabel="mean score across streams",
+           ylim=(-0.05, 1.05), title="Learning curve")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="best")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def write_report(report: Report, out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "report.json").write_text(json.dumps(report.to_json(), indent=2))
+    (out / "summary.md").write_text(summary_markdown(report))
+    plot_learning_curve(report, out / "learning_curve.png")

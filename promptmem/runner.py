@@ -1,0 +1,117 @@
+"""Run one agent over one stream: act, score, write, apply — and record everything."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable
+
+import dspy
+from dspy.utils.usage_tracker import track_usage
+
+from promptmem.memory import EMPTY_NOTES, InMemoryStore, Memory
+from promptmem.programs.writers import Write
+from promptmem.tasks import Stream, Suite, Task
+
+
+@dataclass
+class TaskRecord:
+    """Everything one step did. ``score`` is None on observe-only steps; ``error`` and
+    ``write_error`` say why the actor's answer or the writer's output was unusable."""
+
+    task_id: str
+    position: int
+    question: str | None
+    answer: str | None
+    gold: list[str]
+    score: float | None
+    feedback: str
+    ops: list[dict]
+    notes_chars: int
+    notes_count: int
+    calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    seconds: float
+    error: str = ""
+    write_error: str = ""
+    write_raw: str = ""
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class StreamResult:
+    """One agent's run over one stream: per-task records, the op trace, the final notes."""
+
+    stream_id: str
+    agent: str
+    records: list[TaskRecord]
+    trace: list[dict]
+    final_notes: list[dict]
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> "StreamResult":
+        records = [TaskRecord(**record) for record in data["records"]]
+        return cls(data["stream_id"], data["agent"], records, data["trace"], data["final_notes"])
+
+
+def _describe(err: Exception) -> str:
+    return f"{type(err).__name__}: {str(err).splitlines()[0][:300] if str(err) else ''}"
+
+
+def _usage(tracker) -> tuple[int, int, int]:
+    entries = [entry for calls in tracker.usage_data.values() for entry in calls]
+    prompt = sum(entry.get("prompt_tokens") or 0 for entry in entries)
+    completion = sum(entry.get("completion_tokens") or 0 for entry in entries)
+    return len(entries), prompt, completion
+
+
+def run_task(agent, task: Task, position: int, suite: Suite, memory: Memory) -> TaskRecord:
+    """One step. LM failures are recorded, never raised: the stream goes on."""
+    start = time.perf_counter()
+    answer = outcome = None
+    error = ""
+    with track_usage() as tracker:
+        if task.is_question:
+            notes = memory.render(task.question) if agent.uses_memory else EMPTY_NOTES
+            try:
+                answer = agent.actor(notes=notes, observation=task.observation, question=task.question)
+            except Exception as err:  # noqa: BLE001 - any LM/adapter failure is data here
+                answer, error = "", f"actor failed: {_describe(err)}"
+            outcome = suite.score(task, answer)
+        write = Write()
+        if agent.writer is not None:
+            try:
+                write = agent.writer(memory.notes(), task, answer, outcome, memory.budget)
+            except Exception as err:  # noqa: BLE001
+                write = Write(error=f"writer failed: {_describe(err)}")
+    results = memory.apply(write.ops, step=task.id)
+    calls, prompt_tokens, completion_tokens = _usage(tracker)
+    notes = memory.notes()
+    return TaskRecord(
+        task_id=task.id, position=position, question=task.question, answer=answer,
+        gold=list(task.answer), score=outcome.score if outcome else None,
+        feedback=outcome.feedback if outcome else "", ops=[r.to_json() for r in results],
+        notes_chars=sum(len(n.text) for n in notes), notes_count=len(notes), calls=calls,
+        prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+        seconds=round(time.perf_counter() - start, 3), error=error,
+        write_error=write.error, write_raw=write.raw, meta=dict(task.meta))
+
+
+def run_stream(agent, stream: Stream, suite: Suite, lm: dspy.BaseLM, *, budget: int,
+               adapter: dspy.Adapter | None = None, memory: Memory | None = None,
+               on_task: Callable[[TaskRecord], None] | None = None) -> StreamResult:
+    """Run the stream's tasks in order with one memory; ``on_task`` sees each record."""
+    memory = memory if memory is not None else InMemoryStore(budget)
+    records = []
+    with dspy.context(lm=lm, adapter=adapter or dspy.ChatAdapter()):
+        for position, task in enumerate(stream.tasks):
+            record = run_task(agent, task, position, suite, memory)
+            records.append(record)
+            if on_task:
+                on_task(record)
+    final = [asdict(note) for note in memory.notes()]
+    return StreamResult(stream.id, agent.name, records, list(getattr(memory, "trace", [])), final)

@@ -1,0 +1,25 @@
+import os
+import tempfile
+
+# Before dspy is imported anywhere: no network, and no DSPy disk cache outside a temp dir.
+os.environ.setdefault("DSPY_CACHEDIR", tempfile.mkdtemp(prefix="promptmem-dspy-cache-"))
+import promptmem  # noqa: E402,F401  (sets the offline defaults)
+
+import pytest  # noqa: E402
+from dspy.utils.dummies import DummyLM  # noqa: E402
+
+WRITER_KEY = "[[ ## outcome ## ]]"  # only writer prompts have an outcome field
+ACTOR_KEY = "[[ ## question ## ]]"
+
+
+def scripted_lm(answer: str, writer_output: dict) -> DummyLM:
+    """A DummyLM that answers every actor call with ``answer`` and every writer call with
+    ``writer_output`` (a dict of output fields)."""
+    return DummyLM({WRITER_KEY: writer_output, ACTOR_KEY: {"answer": answer}})
+
+
+@pytest.fixture
+def synthetic_suite():
+    from promptmem.suites import make_suite
+
+    return make_suite("synthetic", tasks=8)
