@@ -24,7 +24,7 @@ class JsonlFormatError(ValueError):
 
 
 def _fail(path: Path, line: int, where: str, problem: str) -> None:
-    raise JsonlFormatError(f"{path}:{line}: {where}: {problem}")
+    raise JsonlFormatError(f"{path}, line {line}{', ' + where if where else ''}: {problem}")
 
 
 def _parse_task(raw: Any, path: Path, line: int, index: int) -> Task:
@@ -65,9 +65,9 @@ def _parse_line(text: str, path: Path, line: int) -> Stream:
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as err:
-        _fail(path, line, "line", f"not valid JSON ({err.msg} at column {err.colno})")
+        _fail(path, line, "", f"not valid JSON ({err.msg} at column {err.colno})")
     if not isinstance(raw, dict):
-        _fail(path, line, "line", "must be a JSON object")
+        _fail(path, line, "", "must be a JSON object")
     stream_id = raw.get("stream_id")
     if not isinstance(stream_id, str) or not stream_id:
         _fail(path, line, "stream_id", "must be a non-empty string")

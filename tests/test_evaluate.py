@@ -1,0 +1,89 @@
+"""evaluate() and the CLI with scripted LMs: run directory, report, resume."""
+
+import json
+
+import dspy
+import pytest
+from conftest import scripted_lm
+from typer.testing import CliRunner
+
+from promptmem.cli import app
+from promptmem.evaluate import EvalConfig, RunDirError, evaluate
+from promptmem.lm import LMConfig
+
+CONFIG = EvalConfig(suite="synthetic", agent="seed", writer="ops", streams=3, seed=11, tasks=8,
+                    threads=2)
+LM = LMConfig(spec="dummy/scripted")
+
+
+class Unreachable:
+    """An engine that fails the test if any LM call is made."""
+
+    def complete(self, request):
+        raise AssertionError("a resumed run must not call the LM again")
+
+    def stream(self, request):
+        raise AssertionError("unreachable")
+
+    def close(self):
+        pass
+
+
+def test_evaluate_writes_a_complete_run_directory(tmp_path):
+    report = evaluate(CONFIG, LM, tmp_path, lm=scripted_lm("3000", {"operations": "NOOP"}),
+                      show_progress=False)
+    for name in ("config.json", "report.json", "summary.md", "learning_curve.png"):
+        assert (tmp_path / name).stat().st_size > 0
+    assert len(list((tmp_path / "streams" / "agent").glob("*.json"))) == 3
+    assert len(list((tmp_path / "streams" / "no-memory").glob("*.json"))) == 3
+    saved = json.loads((tmp_path / "report.json").read_text())
+    assert saved["agent"]["agent"] == "seed" and saved["baseline"]["agent"] == "no-memory"
+    assert saved["memory_gain"] == pytest.approx(saved["agent"]["score"] - saved["baseline"]["score"], abs=1e-3)
+    assert len(saved["agent"]["learning_curve"]) == 8
+    assert set(saved["agent"]["breakdown"]) == {"question_type", "kind"}
+    assert report.agent.cost.calls_per_task > report.baseline.cost.calls_per_task
+    assert "Memory gain" in (tmp_path / "summary.md").read_text()
+
+
+def test_rerun_resumes_from_saved_streams(tmp_path):
+    first = evaluate(CONFIG, LM, tmp_path, lm=scripted_lm("3000", {"operations": "NOOP"}),
+                     show_progress=False)
+    (tmp_path / "report.json").unlink()
+    lm = dspy.LM("dummy/unreachable", engine=Unreachable(), cache=False)
+    second = evaluate(CONFIG, LM, tmp_path, lm=lm, show_progress=False)
+    assert second.to_json() == first.to_json()
+
+
+def test_a_run_directory_refuses_another_configuration(tmp_path):
+    evaluate(CONFIG, LM, tmp_path, lm=scripted_lm("1", {"operations": "NOOP"}), show_progress=False)
+    other = EvalConfig(**{**CONFIG.__dict__, "writer": "notes"})
+    with pytest.raises(RunDirError, match="differs in: agent_name, eval|differs in: eval"):
+        evaluate(other, LM, tmp_path, lm=scripted_lm("1", {}), show_progress=False)
+
+
+def test_jsonl_suite_end_to_end(tmp_path):
+    data = tmp_path / "s.jsonl"
+    data.write_text(json.dumps({"stream_id": "mine", "tasks": [
+        {"id": "a", "observation": "The code is 42.", "question": None},
+        {"id": "b", "observation": "", "question": "Code?", "answer": "42", "scorer": "numeric"}]}))
+    config = EvalConfig(suite="jsonl", data=str(data), agent="append-raw", streams=5)
+    report = evaluate(config, LM, tmp_path / "run", lm=scripted_lm("42", {}), show_progress=False)
+    assert report.agent.streams == 1 and report.agent.score == 1.0
+
+
+def test_cli_reports_bad_input_clearly(tmp_path):
+    runner = CliRunner()
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"stream_id": "x", "tasks": [{"id": "a", "question": "q"}]}\n')
+    result = runner.invoke(app, ["eval", "--suite", "jsonl", "--data", str(bad), "--out", str(tmp_path / "r")])
+    assert result.exit_code == 2
+    assert "line 1" in result.output and "needs a gold answer" in result.output
+    result = runner.invoke(app, ["eval", "--agent", "nope", "--out", str(tmp_path / "r2")])
+    assert result.exit_code == 2 and "unknown agent 'nope'" in result.output
+
+
+def test_cli_lists_suites_and_models():
+    runner = CliRunner()
+    assert "synthetic" in runner.invoke(app, ["suites"]).output
+    assert "local:qwen2.5-coder-1.5b" in runner.invoke(app, ["models"]).output
+    assert "eval" in runner.invoke(app, ["--help"]).output

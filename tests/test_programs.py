@@ -1,0 +1,117 @@
+"""Programs and the runner with scripted LMs (DummyLM)."""
+
+import dspy
+import pytest
+from conftest import scripted_lm
+
+from promptmem.memory import InMemoryStore, Note, Op
+from promptmem.programs import build_agent, load_agent, save_agent
+from promptmem.programs.writers import diff_ops, note_lines
+from promptmem.runner import run_stream
+from promptmem.tasks import Outcome, Task
+
+TASK = Task("t1", "billing-api listens on port 8123", "Which port?", ("8123",), "exact")
+
+
+def test_ops_writer_turns_lm_text_into_ops():
+    agent = build_agent("seed", "ops")
+    lm = scripted_lm("8123", {"operations": "```\nADD billing-api port 8123\nDELETE n1\nmaybe\n```"})
+    with dspy.context(lm=lm, adapter=dspy.ChatAdapter()):
+        write = agent.writer([Note("n1", "old")], TASK, "8123", Outcome(1.0, "Correct."), 100)
+    assert write.ops == [Op("ADD", "billing-api port 8123"), Op("DELETE", note_id="n1")]
+    assert write.error == "unparseable line: 'maybe'"
+
+
+def test_notes_writer_rewrite_becomes_a_line_diff():
+    agent = build_agent("seed", "notes")
+    notes = [Note("n1", "keep this"), Note("n2", "drop this")]
+    lm = scripted_lm("x", {"new_notes": "- keep this\n- billing-api port 8123\n- keep this"})
+    with dspy.context(lm=lm, adapter=dspy.ChatAdapter()):
+        write = agent.writer(notes, TASK, "x", Outcome(0.0, "Wrong."), 100)
+    assert write.ops == [Op("DELETE", note_id="n2"), Op("ADD", "billing-api port 8123")]
+
+
+def test_notes_writer_keeps_notes_on_an_empty_rewrite():
+    lm = scripted_lm("x", {"new_notes": "```\n```"})
+    with dspy.context(lm=lm, adapter=dspy.ChatAdapter()):
+        write = build_agent("seed", "notes").writer([Note("n1", "a")], TASK, "x", None, 100)
+    assert write.ops == [Op("NOOP")] and "empty rewrite ignored" in write.error
+
+
+def test_note_lines_and_diff():
+    assert note_lines("[n1] a\n\n* b\n1. c\n(no notes yet)\na") == ["a", "b", "c"]
+    assert diff_ops([Note("n1", "a")], ["a"]) == [Op("NOOP")]
+
+
+def test_append_raw_is_a_recency_buffer(synthetic_suite):
+    stream = synthetic_suite.streams(1)[0]
+    result = run_stream(build_agent("append-raw"), stream, synthetic_suite,
+                        scripted_lm("0", {}), budget=300)
+    last = stream.tasks[-1].observation
+    assert result.final_notes[-1]["text"] == last[:300]
+    assert sum(len(n["text"]) for n in result.final_notes) <= 300
+    assert all(r.calls == (1 if r.question else 0) for r in result.records)
+
+
+def test_run_stream_records_everything_and_survives_bad_writes(synthetic_suite):
+    stream = synthetic_suite.streams(1)[0]
+    lm = scripted_lm("9999", {"operations": "ADD a fact\nnonsense"})
+    result = run_stream(build_agent("seed", "ops"), stream, synthetic_suite, lm, budget=30)
+    records = result.records
+    assert len(records) == len(stream.tasks)
+    first_question = next(r for r in records if r.question)
+    assert first_question.score == 0.0 and "correct answer was" in first_question.feedback
+    assert records[0].ops[0]["applied"] and records[0].write_error == "unparseable line: 'nonsense'"
+    assert records[1].ops[0]["reason"] == "duplicate of note n1"
+    assert result.final_notes == [{"id": "n1", "text": "a fact"}]
+    assert first_question.calls == 2 and records[0].calls == 1
+    assert [t["step"] for t in result.trace][:2] == ["t00", "t01"]
+
+
+def test_lm_failures_are_recorded_not_raised(synthetic_suite):
+    class TimingOut:
+        def complete(self, request):
+            raise TimeoutError("the LM took too long")
+
+        def stream(self, request):
+            raise TimeoutError("the LM took too long")
+
+        def close(self):
+            pass
+
+    lm = dspy.LM("broken/model", engine=TimingOut(), cache=False, num_retries=0)
+    stream = synthetic_suite.streams(1)[0]
+    result = run_stream(build_agent("seed", "ops"), stream, synthetic_suite, lm, budget=100)
+    question = next(r for r in result.records if r.question)
+    assert question.answer == "" and question.score == 0.0
+    assert "actor failed" in question.error and "took too long" in question.error
+    assert all("writer failed" in r.write_error for r in result.records)
+    assert result.final_notes == []
+
+
+def test_no_memory_agent_never_sees_notes(synthetic_suite):
+    stream = synthetic_suite.streams(1)[0]
+    lm = scripted_lm("1", {})
+    result = run_stream(build_agent("no-memory"), stream, synthetic_suite, lm, budget=100,
+                        memory=InMemoryStore(100))
+    assert all(r.ops == [] for r in result.records)
+    assert "(no notes yet)" in lm.history[-1]["messages"][-1]["content"]
+
+
+def test_saved_agent_round_trips_its_prompts(tmp_path):
+    agent = build_agent("seed", "notes")
+    agent.writer.predict.signature = agent.writer.predict.signature.with_instructions("Keep ports.")
+    save_agent(agent, tmp_path / "program.json")
+    loaded = load_agent(tmp_path / "program.json")
+    assert loaded.name == "seed" and loaded.writer_kind == "notes"
+    assert loaded.writer.predict.signature.instructions == "Keep ports."
+
+
+def test_bad_agent_files_and_names_are_clear_errors(tmp_path):
+    (tmp_path / "x.json").write_text("{}")
+    with pytest.raises(ValueError, match="not a promptmem agent file"):
+        load_agent(tmp_path / "x.json")
+    with pytest.raises(ValueError, match="unknown agent 'best'"):
+        build_agent("best")
+    with pytest.raises(ValueError, match="unknown writer 'crud'"):
+        build_agent("seed", "crud")
