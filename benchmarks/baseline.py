@@ -1,0 +1,93 @@
+"""Baselines on held-out synthetic streams with the embedded models.
+
+no-memory, append-raw, and the seed agent with both writers, on the same streams, per
+model. Each condition is a resumable `evaluate` run under --runs; the table goes to
+benchmarks/results/baseline.json and stdout (Markdown, for the README).
+
+    python benchmarks/baseline.py                      # defaults used for the README
+    python benchmarks/baseline.py --models local:qwen2.5-coder-0.5b --streams 1 --tasks 6
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import time
+from dataclasses import asdict
+from importlib.metadata import version
+from pathlib import Path
+
+from promptmem.evaluate import EvalConfig, evaluate
+from promptmem.lm import LMConfig, make_lm
+from promptmem.suites import SyntheticConfig
+
+CONDITIONS = [("no-memory", "ops"), ("append-raw", "ops"), ("seed", "notes"), ("seed", "ops")]
+
+
+def label(agent: str, writer: str) -> str:
+    return f"seed ({writer} writer)" if agent == "seed" else agent
+
+
+def run_model(spec: str, args) -> list[dict]:
+    lm_config = LMConfig(spec=spec)
+    lm = make_lm(lm_config)
+    rows, reference = [], None
+    for agent, writer in CONDITIONS:
+        config = EvalConfig(agent=agent, writer=writer, streams=args.streams, tasks=args.tasks,
+                            seed=args.seed, threads=1, baseline=False)
+        out = Path(args.runs) / spec.replace(":", "-") / f"{agent}-{writer}"
+        start = time.perf_counter()
+        summary = evaluate(config, lm_config, out, lm=lm).agent
+        reference = summary.score if agent == "no-memory" else reference
+        cost = summary.cost
+        rows.append({
+            "model": spec, "agent": label(agent, writer), "score": summary.score,
+            "memory_gain": round(summary.score - reference, 4),
+            "per_stream": summary.per_stream, "breakdown": summary.breakdown,
+            "tokens_per_task": round(cost.prompt_tokens_per_task + cost.completion_tokens_per_task, 1),
+            "prompt_tokens_per_task": cost.prompt_tokens_per_task,
+            "completion_tokens_per_task": cost.completion_tokens_per_task,
+            "calls_per_task": cost.calls_per_task, "seconds_per_task": cost.seconds_per_task,
+            "write_failures": summary.write_failures, "rejected_ops": summary.rejected_ops,
+            "final_notes_chars": summary.final_notes_chars, "questions": summary.questions,
+            "wall_seconds_this_invocation": round(time.perf_counter() - start, 1),
+            "run_dir": str(out)})
+    return rows
+
+
+def markdown(rows: list[dict]) -> str:
+    lines = ["| model | agent | score | memory gain | tokens/task | s/task | failed writes | final notes (chars) |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['model']} | {r['agent']} | {r['score']:.3f} | {r['memory_gain']:+.3f} | "
+                     f"{r['tokens_per_task']:.0f} | {r['seconds_per_task']:.1f} | "
+                     f"{r['write_failures']} | {r['final_notes_chars']:.0f} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--models", default="local:qwen2.5-coder-0.5b,local:qwen2.5-coder-1.5b")
+    parser.add_argument("--streams", type=int, default=2)
+    parser.add_argument("--tasks", type=int, default=16)
+    parser.add_argument("--seed", type=int, default=1000, help="held out: tests use seeds < 1000")
+    parser.add_argument("--runs", default="runs/bench-baseline")
+    parser.add_argument("--out", default="benchmarks/results/baseline.json")
+    args = parser.parse_args()
+    start = time.perf_counter()
+    rows = [row for spec in args.models.split(",") for row in run_model(spec, args)]
+    result = {
+        "benchmark": "baseline", "suite": "synthetic", "streams": args.streams,
+        "tasks_per_stream": args.tasks, "seed": args.seed, "budget_chars": SyntheticConfig().budget,
+        "lm": asdict(LMConfig()) | {"spec": args.models},
+        "machine": {"python": platform.python_version(), "cpu": platform.machine(),
+                    "dspy": version("dspy"), "llama_cpp_python": version("llama_cpp_python")},
+        "wall_seconds": round(time.perf_counter() - start, 1), "rows": rows}
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(result, indent=2))
+    print(markdown(rows))
+
+
+if __name__ == "__main__":
+    main()
