@@ -47,9 +47,8 @@ def budget_line(notes: Sequence[Note], budget: int) -> str:
     return f"at most {budget} characters in total (now {notes_size(notes)})"
 
 
-class RewriteNotes(dspy.Signature):
-    """You keep notes that help you answer future questions. After each task, rewrite
-    your notes so they hold what will be useful later. Keep them short: one fact per line."""
+class WriterInputs(dspy.Signature):
+    """What every writer sees after a task."""
 
     notes: str = dspy.InputField(desc="your current notes")
     observation: str = dspy.InputField()
@@ -57,6 +56,12 @@ class RewriteNotes(dspy.Signature):
     answer: str = dspy.InputField(desc="the answer you gave")
     outcome: str = dspy.InputField(desc="feedback on your answer")
     limit: str = dspy.InputField(desc="size limit for the notes")
+
+
+class RewriteNotes(WriterInputs):
+    """You keep notes that help you answer future questions. After each task, rewrite
+    your notes so they hold what will be useful later. Keep them short: one fact per line."""
+
     new_notes: str = dspy.OutputField(desc="the complete new notes, one fact per line")
 
 
@@ -101,17 +106,12 @@ class NotesWriter(dspy.Module):
         return Write(diff_ops(notes, lines), "", raw)
 
 
-class EditNotes(dspy.Signature):
+class EditNotes(WriterInputs):
     """You keep notes that help you answer future questions. After each task, decide how
     to change the notes. Write one operation per line:
-    ADD <new note> | UPDATE <note id> <new text> | DELETE <note id> | NOOP"""
+    ADD <new note> | UPDATE <note id> <new text> | DELETE <note id> | NOOP
+    Your current notes show each note's id in brackets."""
 
-    notes: str = dspy.InputField(desc="your current notes, each with its id in brackets")
-    observation: str = dspy.InputField()
-    question: str = dspy.InputField()
-    answer: str = dspy.InputField(desc="the answer you gave")
-    outcome: str = dspy.InputField(desc="feedback on your answer")
-    limit: str = dspy.InputField(desc="size limit for the notes")
     operations: str = dspy.OutputField(desc="one operation per line")
 
 

@@ -16,7 +16,7 @@ import dspy
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                            TimeElapsedColumn, TimeRemainingColumn)
 
-from promptmem.lm import LMConfig, adapter_for, make_lm
+from promptmem.lm import LMConfig, adapter_for, is_local, make_lm
 from promptmem.metrics import Report, build_report
 from promptmem.programs.agent import MemoryAgent, build_agent, resolve_agent
 from promptmem.report_files import write_report
@@ -37,7 +37,7 @@ class EvalConfig:
     tasks: int | None = None  # synthetic: tasks per stream (default: the suite's)
     budget: int | None = None  # notes budget in characters (default: the suite's)
     data: str | None = None  # jsonl: the streams file
-    threads: int = 4  # streams run in parallel threads
+    threads: int = 4  # streams run in parallel threads (1 for local models: one call at a time)
     baseline: bool = True  # also run no-memory on the same streams, for memory gain
 
 
@@ -122,8 +122,9 @@ def evaluate(config: EvalConfig, lm_config: LMConfig, out: str | Path, *,
         baseline = build_agent("no-memory")
         jobs += [("no-memory", baseline, s) for s in streams]
     lm = lm or make_lm(lm_config)
-    results = _run_jobs(jobs, suite, lm, adapter_for(lm_config.spec), budget, out,
-                        config.threads, show_progress)
+    threads = 1 if is_local(lm_config.spec) else config.threads  # else seconds count lock waits
+    results = _run_jobs(jobs, suite, lm, adapter_for(lm_config.spec), budget, out, threads,
+                        show_progress)
     base_results = results.get("no-memory") or (results["agent"] if not agent.uses_memory else None)
     report = build_report(results["agent"], base_results,
                           getattr(suite, "breakdown_keys", ()), run_config)

@@ -6,6 +6,7 @@ os.environ.setdefault("DSPY_CACHEDIR", tempfile.mkdtemp(prefix="promptmem-dspy-c
 import promptmem  # noqa: E402,F401  (sets the offline defaults)
 
 import pytest  # noqa: E402
+import dspy  # noqa: E402
 from dspy.utils.dummies import DummyLM  # noqa: E402
 
 WRITER_KEY = "[[ ## outcome ## ]]"  # only writer prompts have an outcome field
@@ -23,3 +24,23 @@ def synthetic_suite():
     from promptmem.suites import make_suite
 
     return make_suite("synthetic", tasks=8)
+
+
+class RaisingEngine:
+    """A DSPy engine whose every call raises ``error``."""
+
+    def __init__(self, error: Exception):
+        self.error = error
+
+    def complete(self, request):
+        raise self.error
+
+    def stream(self, request):
+        raise self.error
+
+    def close(self):
+        pass
+
+
+def raising_lm(error: Exception) -> dspy.LM:
+    return dspy.LM("test/raising", engine=RaisingEngine(error), cache=False, num_retries=0)

@@ -2,9 +2,8 @@
 
 import json
 
-import dspy
 import pytest
-from conftest import scripted_lm
+from conftest import raising_lm, scripted_lm
 from typer.testing import CliRunner
 
 from promptmem.cli import app
@@ -14,19 +13,6 @@ from promptmem.lm import LMConfig
 CONFIG = EvalConfig(suite="synthetic", agent="seed", writer="ops", streams=3, seed=11, tasks=8,
                     threads=2)
 LM = LMConfig(spec="dummy/scripted")
-
-
-class Unreachable:
-    """An engine that fails the test if any LM call is made."""
-
-    def complete(self, request):
-        raise AssertionError("a resumed run must not call the LM again")
-
-    def stream(self, request):
-        raise AssertionError("unreachable")
-
-    def close(self):
-        pass
 
 
 def test_evaluate_writes_a_complete_run_directory(tmp_path):
@@ -49,7 +35,7 @@ def test_rerun_resumes_from_saved_streams(tmp_path):
     first = evaluate(CONFIG, LM, tmp_path, lm=scripted_lm("3000", {"operations": "NOOP"}),
                      show_progress=False)
     (tmp_path / "report.json").unlink()
-    lm = dspy.LM("dummy/unreachable", engine=Unreachable(), cache=False)
+    lm = raising_lm(AssertionError("a resumed run must not call the LM again"))
     second = evaluate(CONFIG, LM, tmp_path, lm=lm, show_progress=False)
     assert second.to_json() == first.to_json()
 

@@ -2,7 +2,7 @@
 
 import dspy
 import pytest
-from conftest import scripted_lm
+from conftest import raising_lm, scripted_lm
 
 from promptmem.memory import InMemoryStore, Note, Op
 from promptmem.programs import build_agent, load_agent, save_agent
@@ -69,17 +69,7 @@ def test_run_stream_records_everything_and_survives_bad_writes(synthetic_suite):
 
 
 def test_lm_failures_are_recorded_not_raised(synthetic_suite):
-    class TimingOut:
-        def complete(self, request):
-            raise TimeoutError("the LM took too long")
-
-        def stream(self, request):
-            raise TimeoutError("the LM took too long")
-
-        def close(self):
-            pass
-
-    lm = dspy.LM("broken/model", engine=TimingOut(), cache=False, num_retries=0)
+    lm = raising_lm(TimeoutError("the LM took too long"))
     stream = synthetic_suite.streams(1)[0]
     result = run_stream(build_agent("seed", "ops"), stream, synthetic_suite, lm, budget=100)
     question = next(r for r in result.records if r.question)
