@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import asdict, dataclass, field
-from typing import Literal, Protocol, Sequence, runtime_checkable
+from typing import Literal, Mapping, Protocol, Sequence, runtime_checkable
 
 OpKind = Literal["ADD", "UPDATE", "DELETE", "NOOP"]
 OP_KINDS: tuple[str, ...] = ("ADD", "UPDATE", "DELETE", "NOOP")
@@ -87,6 +87,30 @@ def notes_size(notes: Sequence[Note]) -> int:
     return sum(len(note.text) for note in notes)
 
 
+def check_op(op: Op, notes: Mapping[str, str], budget: int) -> str:
+    """Why ``op`` must be rejected given the current ``notes`` (id -> text), or "" if it
+    may be applied. The one rule book every store enforces."""
+    text = op.text.strip()
+    if op.kind not in OP_KINDS:
+        return f"unknown op kind {op.kind!r}"
+    if op.kind == "NOOP":
+        return ""
+    if op.kind in ("UPDATE", "DELETE") and op.note_id not in notes:
+        return f"unknown note id {op.note_id!r}"
+    if op.kind == "DELETE":
+        return ""
+    if not text:
+        return f"{op.kind} with empty text"
+    duplicate = next((i for i, existing in notes.items() if existing == text), None)
+    if duplicate is not None and duplicate != op.note_id:
+        return f"duplicate of note {duplicate}"
+    freed = len(notes[op.note_id]) if op.kind == "UPDATE" else 0
+    new_size = sum(map(len, notes.values())) - freed + len(text)
+    if new_size > budget:
+        return f"over budget: notes would be {new_size}/{budget} chars"
+    return ""
+
+
 @dataclass
 class InMemoryStore:
     """Process-local memory, the default for evaluation and optimization loops."""
@@ -111,27 +135,16 @@ class InMemoryStore:
         return results
 
     def _apply_one(self, op: Op) -> OpResult:
-        text = op.text.strip()
+        reason = check_op(op, {i: n.text for i, n in self._notes.items()}, self.budget)
+        if reason:
+            return OpResult(op, False, reason)
         if op.kind == "NOOP":
             return OpResult(op, True)
-        if op.kind not in OP_KINDS:
-            return OpResult(op, False, f"unknown op kind {op.kind!r}")
-        if op.kind in ("UPDATE", "DELETE") and op.note_id not in self._notes:
-            return OpResult(op, False, f"unknown note id {op.note_id!r}")
         if op.kind == "DELETE":
             del self._notes[op.note_id]
             return OpResult(op, True, note_id=op.note_id)
-        if not text:
-            return OpResult(op, False, f"{op.kind} with empty text")
-        duplicate = next((n.id for n in self._notes.values() if n.text == text), None)
-        if duplicate is not None and duplicate != op.note_id:
-            return OpResult(op, False, f"duplicate of note {duplicate}")
-        freed = len(self._notes[op.note_id].text) if op.kind == "UPDATE" else 0
-        new_size = self.size() - freed + len(text)
-        if new_size > self.budget:
-            return OpResult(op, False, f"over budget: notes would be {new_size}/{self.budget} chars")
         note_id = op.note_id if op.kind == "UPDATE" else self._new_id()
-        self._notes[note_id] = Note(note_id, text)
+        self._notes[note_id] = Note(note_id, op.text.strip())
         return OpResult(op, True, note_id=note_id)
 
     def _new_id(self) -> str:
