@@ -30,7 +30,7 @@ def eval_command(
     data: Optional[Path] = typer.Option(None, help="jsonl suite: the streams file."),
     threads: int = typer.Option(4, min=1, help="Streams run in parallel threads."),
     baseline: bool = typer.Option(True, help="Also run no-memory on the same streams (memory gain)."),
-    max_tokens: int = typer.Option(384, help="Completion limit per LM call."),
+    max_tokens: int = typer.Option(256, help="Completion limit per LM call."),
     out: Path = typer.Option(Path("runs/eval"), help="Run directory; rerunning into it resumes."),
 ) -> None:
     """Run an agent over task streams and report the continual metric.

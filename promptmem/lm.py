@@ -28,7 +28,7 @@ class LMConfig:
     spec: str = f"{LOCAL_PREFIX}:{DEFAULT_LOCAL_MODEL}"  # LM spec string
     api_base: str | None = None  # server URL for hosted specs (hosted_vllm/..., openai/...)
     temperature: float = 0.0  # sampling temperature (0 = greedy)
-    max_tokens: int = 384  # completion limit per call
+    max_tokens: int = 256  # completion limit per call (an 800-char notes rewrite is ~220 tokens)
     context: int = 4096  # context window for local models, in tokens
     threads: int | None = None  # CPU threads for local models (default: all cores)
     timeout: float = 120.0  # seconds per call for hosted LMs
@@ -48,7 +48,7 @@ class LlamaCppEngine:
 
     def __init__(self, path: Path, *, context: int = 4096, threads: int | None = None):
         self.path, self.context = Path(path), context
-        self.threads = threads or os.cpu_count() or 1
+        self.threads = threads or len(os.sched_getaffinity(0))
         self._llama = None
         self._lock = threading.Lock()
 

@@ -20,10 +20,11 @@ def test_eval_on_the_embedded_model_writes_a_run_directory(tmp_path):
     agent, baseline = report["agent"], report["baseline"]
     assert agent["questions"] == baseline["questions"] > 0
     assert agent["actor_failures"] == 0  # JSON-schema decoding: every answer parses
-    assert agent["cost"]["calls_per_task"] >= 1.5  # a writer call every task, an actor call per question
     assert agent["cost"]["prompt_tokens_per_task"] > 100 and agent["cost"]["seconds_per_task"] > 0
     (stream,) = (out / "streams" / "agent").glob("*.json")
     records = json.loads(stream.read_text())["records"]
     assert len(records) == 5 and all(r["write_raw"] for r in records)
+    # one writer call per task, one actor call per question
+    assert sum(r["calls"] for r in records) == 5 + agent["questions"]
     assert any(op["applied"] and op["kind"] == "ADD" for r in records for op in r["ops"])
     assert (out / "learning_curve.png").stat().st_size > 1000
