@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import asdict, dataclass, field
-from typing import Literal, Mapping, Protocol, Sequence, runtime_checkable
+from typing import Literal, Protocol, Sequence, runtime_checkable
 
 OpKind = Literal["ADD", "UPDATE", "DELETE", "NOOP"]
 OP_KINDS: tuple[str, ...] = ("ADD", "UPDATE", "DELETE", "NOOP")
@@ -87,25 +87,35 @@ def notes_size(notes: Sequence[Note]) -> int:
     return sum(len(note.text) for note in notes)
 
 
-def check_op(op: Op, notes: Mapping[str, str], budget: int) -> str:
-    """Why ``op`` must be rejected given the current ``notes`` (id -> text), or "" if it
-    may be applied. The one rule book every store enforces."""
+class NotesView(Protocol):
+    """The three questions the rule book asks of a store's current notes."""
+
+    def text_of(self, note_id: str | None) -> str | None: ...
+
+    def id_with_text(self, text: str) -> str | None: ...
+
+    def total_chars(self) -> int: ...
+
+
+def check_op(op: Op, notes: NotesView, budget: int) -> str:
+    """Why ``op`` must be rejected given the current ``notes``, or "" if it may be
+    applied. The one rule book every store enforces."""
     text = op.text.strip()
     if op.kind not in OP_KINDS:
         return f"unknown op kind {op.kind!r}"
     if op.kind == "NOOP":
         return ""
-    if op.kind in ("UPDATE", "DELETE") and op.note_id not in notes:
+    old = notes.text_of(op.note_id) if op.kind in ("UPDATE", "DELETE") else None
+    if op.kind in ("UPDATE", "DELETE") and old is None:
         return f"unknown note id {op.note_id!r}"
     if op.kind == "DELETE":
         return ""
     if not text:
         return f"{op.kind} with empty text"
-    duplicate = next((i for i, existing in notes.items() if existing == text), None)
+    duplicate = notes.id_with_text(text)
     if duplicate is not None and duplicate != op.note_id:
         return f"duplicate of note {duplicate}"
-    freed = len(notes[op.note_id]) if op.kind == "UPDATE" else 0
-    new_size = sum(map(len, notes.values())) - freed + len(text)
+    new_size = notes.total_chars() - len(old or "") + len(text)
     if new_size > budget:
         return f"over budget: notes would be {new_size}/{budget} chars"
     return ""
@@ -123,7 +133,14 @@ class InMemoryStore:
     def notes(self) -> list[Note]:
         return list(self._notes.values())
 
-    def size(self) -> int:
+    def text_of(self, note_id: str | None) -> str | None:
+        note = self._notes.get(note_id)
+        return note.text if note else None
+
+    def id_with_text(self, text: str) -> str | None:
+        return next((n.id for n in self._notes.values() if n.text == text), None)
+
+    def total_chars(self) -> int:
         return notes_size(self.notes())
 
     def render(self, query: str | None = None) -> str:
@@ -135,7 +152,7 @@ class InMemoryStore:
         return results
 
     def _apply_one(self, op: Op) -> OpResult:
-        reason = check_op(op, {i: n.text for i, n in self._notes.items()}, self.budget)
+        reason = check_op(op, self, self.budget)
         if reason:
             return OpResult(op, False, reason)
         if op.kind == "NOOP":

@@ -1,0 +1,204 @@
+"""Memory persisted in one SQLite file, with full-text retrieval and an audit history.
+
+WAL journal; each ``apply`` batch is one transaction, so a crash mid-batch leaves the
+notes exactly as before the batch. Every op, applied or rejected, is kept in ``history``
+with who/when/old/new text, so a store can be audited and rolled back
+(``state_at``/``rollback``). With ``top_k`` set, ``render(query)`` shows only the
+``top_k`` notes that best match the query (FTS5, BM25 ranking).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Sequence
+
+from promptmem.memory import EMPTY_NOTES, Note, Op, OpResult, Snapshot, check_op, render_notes
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS notes (id TEXT PRIMARY KEY, text TEXT NOT NULL,
+                                  created REAL NOT NULL, updated REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS notes_by_text ON notes(text);
+CREATE VIRTUAL TABLE IF NOT EXISTS notes_fts USING fts5(text, tokenize='porter unicode61');
+CREATE TABLE IF NOT EXISTS history (seq INTEGER PRIMARY KEY AUTOINCREMENT, at REAL NOT NULL,
+    step TEXT, who TEXT, kind TEXT NOT NULL, note_id TEXT, old_text TEXT, new_text TEXT,
+    applied INTEGER NOT NULL, reason TEXT);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+_WORD = re.compile(r"\w+")
+
+
+class SQLiteStore:
+    """The memory protocol over one SQLite file (see module docstring).
+
+    ``budget`` and the id counter are stored in the file; reopening a store keeps them.
+    ``restore`` is recorded in the history as a RESTORE row (nothing is ever erased).
+    """
+
+    def __init__(self, path: str | Path, budget: int = 800, top_k: int | None = None,
+                 who: str = "writer"):
+        self.path, self.top_k, self.who = Path(path), top_k, who
+        self._lock = threading.RLock()
+        self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.execute("PRAGMA synchronous=NORMAL")
+        self.conn.executescript(SCHEMA)
+        self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('next_id', '1')")
+        self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('chars', '0')")
+        self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('budget', ?)", (str(budget),))
+        self.budget = int(self._meta("budget"))
+
+    # -- NotesView, for the shared rule book --------------------------------------------
+    def text_of(self, note_id: str | None) -> str | None:
+        row = self.conn.execute("SELECT text FROM notes WHERE id = ?", (note_id,)).fetchone()
+        return row[0] if row else None
+
+    def id_with_text(self, text: str) -> str | None:
+        row = self.conn.execute("SELECT id FROM notes WHERE text = ?", (text,)).fetchone()
+        return row[0] if row else None
+
+    def total_chars(self) -> int:
+        return int(self._meta("chars"))
+
+    # -- the memory protocol ------------------------------------------------------------
+    def notes(self) -> list[Note]:
+        return [Note(*row) for row in self.conn.execute("SELECT id, text FROM notes ORDER BY rowid")]
+
+    def render(self, query: str | None = None) -> str:
+        if self.top_k is None or not query:
+            return render_notes(self.notes())
+        return render_notes(self.search(query, self.top_k)) if self.notes() else EMPTY_NOTES
+
+    def search(self, query: str, k: int) -> list[Note]:
+        """The k notes best matching ``query`` (BM25 over the query's words, OR-ed)."""
+        words = {w.lower() for w in _WORD.findall(query)}
+        if not words:
+            return []
+        match = " OR ".join(f'"{w}"' for w in sorted(words))
+        rows = self.conn.execute(
+            "SELECT notes.id, notes.text FROM notes_fts JOIN notes ON notes.rowid = notes_fts.rowid "
+            "WHERE notes_fts MATCH ? ORDER BY bm25(notes_fts) LIMIT ?", (match, k))
+        return [Note(*row) for row in rows]
+
+    def apply(self, ops: Sequence[Op], *, step: str = "") -> list[OpResult]:
+        with self._transaction():
+            return [self._apply_one(op, step) for op in ops]
+
+    def _apply_one(self, op: Op, step: str) -> OpResult:
+        reason = check_op(op, self, self.budget)
+        old = self.text_of(op.note_id) if op.kind in ("UPDATE", "DELETE") else None
+        note_id, text, now = op.note_id, op.text.strip(), time.time()
+        if not reason and op.kind == "ADD":
+            note_id = self._new_id()
+            rowid = self.conn.execute("INSERT INTO notes VALUES (?, ?, ?, ?)",
+                                      (note_id, text, now, now)).lastrowid
+            self.conn.execute("INSERT INTO notes_fts (rowid, text) VALUES (?, ?)", (rowid, text))
+        elif not reason and op.kind == "UPDATE":
+            self.conn.execute("UPDATE notes SET text = ?, updated = ? WHERE id = ?", (text, now, note_id))
+            self.conn.execute("UPDATE notes_fts SET text = ? WHERE rowid = "
+                              "(SELECT rowid FROM notes WHERE id = ?)", (text, note_id))
+        elif not reason and op.kind == "DELETE":
+            self.conn.execute("DELETE FROM notes_fts WHERE rowid = "
+                              "(SELECT rowid FROM notes WHERE id = ?)", (note_id,))
+            self.conn.execute("DELETE FROM notes WHERE id = ?", (note_id,))
+        if not reason and op.kind != "NOOP":
+            delta = len(text if op.kind != "DELETE" else "") - len(old or "")
+            self._set_meta("chars", self.total_chars() + delta)
+        self._record(step, op.kind, note_id, old, text or None, not reason, reason, now)
+        if reason:
+            return OpResult(op, False, reason)
+        return OpResult(op, True, note_id=note_id if op.kind != "NOOP" else None)
+
+    def snapshot(self) -> Snapshot:
+        with self._lock:
+            count = self.conn.execute("SELECT COUNT(*) FROM history").fetchone()[0]
+            return Snapshot(tuple(self.notes()), int(self._meta("next_id")), count)
+
+    def restore(self, snapshot: Snapshot) -> None:
+        with self._transaction():
+            self._replace_notes(snapshot.notes, snapshot.next_id)
+            state = json.dumps({"notes": [[n.id, n.text] for n in snapshot.notes],
+                                "next_id": snapshot.next_id})
+            self._record("", "RESTORE", None, None, state, True, "", time.time())
+
+    @property
+    def trace(self) -> list[dict]:
+        """Every op result so far, in the same shape as ``InMemoryStore.trace``."""
+        rows = self.conn.execute("SELECT step, kind, note_id, new_text, applied, reason "
+                                 "FROM history WHERE kind != 'RESTORE' ORDER BY seq")
+        return [{"step": step, "kind": kind, "text": text or "",
+                 "note_id": None if kind == "ADD" else note_id,
+                 "applied": bool(applied), "reason": reason or "",
+                 "result_id": note_id if applied and kind != "NOOP" else None}
+                for step, kind, note_id, text, applied, reason in rows]
+
+    # -- audit and rollback ---------------------------------------------------------------
+    def history(self, limit: int | None = None) -> list[dict]:
+        """History rows, newest last (the last ``limit`` rows if given)."""
+        rows = self.conn.execute("SELECT * FROM history ORDER BY seq DESC LIMIT ?", (limit or -1,))
+        names = [d[0] for d in rows.description]
+        return [dict(zip(names, row)) for row in reversed(rows.fetchall())]
+
+    def state_at(self, seq: int) -> list[Note]:
+        """The notes as they were right after history row ``seq``, replayed from history."""
+        notes: dict[str, str] = {}
+        rows = self.conn.execute("SELECT kind, note_id, new_text FROM history "
+                                 "WHERE applied = 1 AND seq <= ? ORDER BY seq", (seq,))
+        for kind, note_id, text in rows:
+            if kind in ("ADD", "UPDATE"):
+                notes[note_id] = text
+            elif kind == "DELETE":
+                notes.pop(note_id, None)
+            elif kind == "RESTORE":
+                notes = dict(json.loads(text)["notes"])
+        return [Note(i, t) for i, t in notes.items()]
+
+    def rollback(self, seq: int) -> None:
+        """Make the notes what they were after history row ``seq`` (recorded as RESTORE)."""
+        self.restore(Snapshot(tuple(self.state_at(seq)), int(self._meta("next_id")), 0))
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # -- internals ------------------------------------------------------------------------
+    @contextmanager
+    def _transaction(self):
+        with self._lock:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            self.conn.execute("COMMIT")
+
+    def _meta(self, key: str) -> str:
+        return self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()[0]
+
+    def _set_meta(self, key: str, value: int) -> None:
+        self.conn.execute("UPDATE meta SET value = ? WHERE key = ?", (str(value), key))
+
+    def _new_id(self) -> str:
+        next_id = int(self._meta("next_id"))
+        self._set_meta("next_id", next_id + 1)
+        return f"n{next_id}"
+
+    def _record(self, step, kind, note_id, old, new, applied, reason, at) -> None:
+        self.conn.execute("INSERT INTO history (at, step, who, kind, note_id, old_text, new_text, "
+                          "applied, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                          (at, step, self.who, kind, note_id, old, new, int(applied), reason))
+
+    def _replace_notes(self, notes: Sequence[Note], next_id: int) -> None:
+        now = time.time()
+        self.conn.execute("DELETE FROM notes")
+        self.conn.execute("DELETE FROM notes_fts")
+        self.conn.executemany("INSERT INTO notes VALUES (?, ?, ?, ?)",
+                              [(n.id, n.text, now, now) for n in notes])
+        self.conn.execute("INSERT INTO notes_fts (rowid, text) SELECT rowid, text FROM notes")
+        self._set_meta("next_id", next_id)
+        self._set_meta("chars", sum(len(n.text) for n in notes))
