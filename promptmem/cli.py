@@ -28,7 +28,9 @@ def eval_command(
     tasks: Optional[int] = typer.Option(None, min=2, help="Synthetic: tasks per stream (default 24)."),
     budget: Optional[int] = typer.Option(None, min=1, help="Notes budget in characters (default: the suite's)."),
     data: Optional[Path] = typer.Option(None, help="jsonl suite: the streams file."),
-    threads: int = typer.Option(4, min=1, help="Streams run in parallel threads."),
+    threads: int = typer.Option(4, min=1, help="Streams run in parallel threads (hosted LMs; a local model serves one call at a time)."),
+    store: str = typer.Option("memory", help="Notes store: memory (in-process) | sqlite (OUT/memory/*.db, inspect with `promptmem memory`)."),
+    top_k: Optional[int] = typer.Option(None, min=1, help="With --store sqlite: show the actor only the top-k notes matching the question (FTS5/BM25)."),
     baseline: bool = typer.Option(True, help="Also run no-memory on the same streams (memory gain)."),
     max_tokens: int = typer.Option(256, help="Completion limit per LM call."),
     out: Path = typer.Option(Path("runs/eval"), help="Run directory; rerunning into it resumes."),
@@ -45,7 +47,7 @@ def eval_command(
 
     config = EvalConfig(suite=suite, agent=agent, writer=writer, streams=streams, seed=seed,
                         tasks=tasks, budget=budget, data=str(data) if data else None,
-                        threads=threads, baseline=baseline)
+                        threads=threads, baseline=baseline, store=store, top_k=top_k)
     lm_config = LMConfig(spec=lm, api_base=api_base, max_tokens=max_tokens)
     try:
         report = evaluate(config, lm_config, out)
@@ -58,6 +60,64 @@ def eval_command(
         raise typer.Exit(130)
     console.print((out / "summary.md").read_text())
     console.print(f"[green]wrote[/green] {out}/report.json, summary.md, learning_curve.png")
+
+
+memory_app = typer.Typer(help="Inspect a SQLite notes store (a file under OUT/memory/ after `eval --store sqlite`).",
+                         no_args_is_help=True)
+app.add_typer(memory_app, name="memory")
+
+
+def _open_store(path: Path):
+    from promptmem.sqlite_store import SQLiteStore
+
+    if not path.is_file():
+        console.print(f"[red]error:[/red] {path}: no such store")
+        raise typer.Exit(2)
+    return SQLiteStore(path)
+
+
+@memory_app.command("show")
+def memory_show(path: Path, query: Optional[str] = typer.Option(None, help="Show only notes matching this text."),
+                top_k: int = typer.Option(10, help="How many matches with --query.")) -> None:
+    """Print the current notes (or the best matches for --query)."""
+    store = _open_store(path)
+    notes = store.search(query, top_k) if query else store.notes()
+    table = Table("id", "note", title=f"{path}: {len(store.notes())} notes, "
+                                      f"{store.total_chars()}/{store.budget} chars")
+    for note in notes:
+        table.add_row(note.id, note.text)
+    console.print(table)
+
+
+@memory_app.command("history")
+def memory_history(path: Path, limit: int = typer.Option(50, help="Show the last N rows.")) -> None:
+    """Print the op history: when, which step, who, what, old -> new, and the verdict."""
+    table = Table("seq", "step", "who", "op", "note", "old", "new", "verdict")
+    for row in _open_store(path).history(limit):
+        verdict = "applied" if row["applied"] else f"rejected: {row['reason']}"
+        table.add_row(str(row["seq"]), row["step"] or "", row["who"] or "", row["kind"],
+                      row["note_id"] or "", row["old_text"] or "", (row["new_text"] or "")[:200], verdict)
+    console.print(table)
+
+
+@memory_app.command("export")
+def memory_export(path: Path, out: Path = typer.Option(..., help="JSON file to write.")) -> None:
+    """Write the notes and the full history as JSON."""
+    import json
+
+    store = _open_store(path)
+    out.write_text(json.dumps({"store": str(path), "budget": store.budget,
+                               "notes": [{"id": n.id, "text": n.text} for n in store.notes()],
+                               "history": store.history()}, indent=2))
+    console.print(f"[green]wrote[/green] {out}")
+
+
+@memory_app.command("rollback")
+def memory_rollback(path: Path, to: int = typer.Option(..., help="History row (seq) to return to.")) -> None:
+    """Make the notes what they were right after history row --to (recorded as RESTORE)."""
+    store = _open_store(path)
+    store.rollback(to)
+    console.print(f"rolled back to seq {to}: {len(store.notes())} notes")
 
 
 @app.command("suites")

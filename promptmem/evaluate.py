@@ -2,7 +2,8 @@
 threads, into a resumable run directory.
 
 Layout of ``out``: ``config.json``; ``streams/<agent|no-memory>/<stream id>.json`` (one per
-finished stream: a rerun skips them); ``report.json``, ``summary.md``, ``learning_curve.png``.
+finished stream: a rerun skips them); ``memory/<agent>/<stream id>.db`` with ``--store
+sqlite``; ``report.json``, ``summary.md``, ``learning_curve.png``.
 """
 
 from __future__ import annotations
@@ -11,16 +12,19 @@ import json
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Callable
 
 import dspy
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                            TimeElapsedColumn, TimeRemainingColumn)
 
 from promptmem.lm import LMConfig, adapter_for, is_local, make_lm
+from promptmem.memory import InMemoryStore, Memory
 from promptmem.metrics import Report, build_report
 from promptmem.programs.agent import MemoryAgent, build_agent, resolve_agent
 from promptmem.report_files import write_report
 from promptmem.runner import StreamResult, run_stream
+from promptmem.sqlite_store import SQLiteStore
 from promptmem.suites import make_suite
 from promptmem.tasks import Stream, Suite
 
@@ -38,6 +42,8 @@ class EvalConfig:
     budget: int | None = None  # notes budget in characters (default: the suite's)
     data: str | None = None  # jsonl: the streams file
     threads: int = 4  # streams run in parallel threads (1 for local models: one call at a time)
+    store: str = "memory"  # memory (in-process) | sqlite (a file per stream under OUT/memory/)
+    top_k: int | None = None  # sqlite: the actor sees only the top-k notes matching the question
     baseline: bool = True  # also run no-memory on the same streams, for memory gain
 
 
@@ -66,9 +72,28 @@ def _claim_run_dir(out: Path, config: dict) -> None:
     path.write_text(json.dumps(config, indent=2))
 
 
+def memory_factory(config: EvalConfig, budget: int, out: Path) -> Callable[[str, str], Memory]:
+    """A fresh memory for (agent label, stream id); sqlite files restart with the stream."""
+    if config.store not in ("memory", "sqlite"):
+        raise ValueError(f"unknown store {config.store!r}; known: memory, sqlite")
+    if config.top_k is not None and config.store != "sqlite":
+        raise ValueError("--top-k needs --store sqlite (retrieval is done by the SQLite store)")
+
+    def make(label: str, stream_id: str) -> Memory:
+        if config.store == "memory":
+            return InMemoryStore(budget)
+        path = out / "memory" / label / f"{stream_id}.db"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        for stale in path.parent.glob(f"{stream_id}.db*"):
+            stale.unlink()
+        return SQLiteStore(path, budget=budget, top_k=config.top_k, who=label)
+
+    return make
+
+
 def _run_jobs(jobs: list[tuple[str, MemoryAgent, Stream]], suite: Suite, lm: dspy.BaseLM,
-              adapter: dspy.Adapter, budget: int, out: Path, threads: int,
-              show_progress: bool) -> dict[str, list[StreamResult]]:
+              adapter: dspy.Adapter, make_memory: Callable[[str, str], Memory], out: Path,
+              threads: int, show_progress: bool) -> dict[str, list[StreamResult]]:
     results: dict[str, list[StreamResult]] = {label: [] for label, _, _ in jobs}
     pending = []
     for label, agent, stream in jobs:
@@ -84,8 +109,9 @@ def _run_jobs(jobs: list[tuple[str, MemoryAgent, Stream]], suite: Suite, lm: dsp
         bar = progress.add_task(f"{len(pending)} streams to run", total=total)
 
         def run(label, agent, stream, path):
-            result = run_stream(agent, stream, suite, lm, budget=budget, adapter=adapter,
-                                on_task=lambda _: progress.advance(bar))
+            memory = make_memory(label, stream.id)
+            result = run_stream(agent, stream, suite, lm, budget=memory.budget, adapter=adapter,
+                                memory=memory, on_task=lambda _: progress.advance(bar))
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(result.to_json(), indent=1))
             return label, result
@@ -123,8 +149,8 @@ def evaluate(config: EvalConfig, lm_config: LMConfig, out: str | Path, *,
         jobs += [("no-memory", baseline, s) for s in streams]
     lm = lm or make_lm(lm_config)
     threads = 1 if is_local(lm_config.spec) else config.threads  # else seconds count lock waits
-    results = _run_jobs(jobs, suite, lm, adapter_for(lm_config.spec), budget, out, threads,
-                        show_progress)
+    results = _run_jobs(jobs, suite, lm, adapter_for(lm_config.spec),
+                        memory_factory(config, budget, out), out, threads, show_progress)
     base_results = results.get("no-memory") or (results["agent"] if not agent.uses_memory else None)
     report = build_report(results["agent"], base_results,
                           getattr(suite, "breakdown_keys", ()), run_config)

@@ -73,3 +73,29 @@ def test_cli_lists_suites_and_models():
     assert "synthetic" in runner.invoke(app, ["suites"]).output
     assert "local:qwen2.5-coder-1.5b" in runner.invoke(app, ["models"]).output
     assert "eval" in runner.invoke(app, ["--help"]).output
+
+
+def test_sqlite_store_with_retrieval_and_the_memory_commands(tmp_path):
+    config = EvalConfig(**{**CONFIG.__dict__, "streams": 1, "store": "sqlite", "top_k": 2})
+    lm = scripted_lm("3000", {"operations": "ADD billing-api port 3000\nADD owner Priya\nADD drinks tea"})
+    report = evaluate(config, LM, tmp_path, lm=lm, show_progress=False)
+    (db,) = (tmp_path / "memory" / "agent").glob("*.db")
+    assert report.agent.final_notes_chars == len("billing-api port 3000owner Priyadrinks tea")
+    actor_prompts = [h["messages"][-1]["content"] for h in lm.history if "[[ ## outcome" not in h["messages"][-1]["content"]]
+    assert any("[n1] billing-api port 3000" in p and "drinks tea" not in p for p in actor_prompts)
+    runner = CliRunner()
+    shown = runner.invoke(app, ["memory", "show", str(db), "--query", "port"])
+    assert "billing-api port 3000" in shown.output and "Priya" not in shown.output
+    history = runner.invoke(app, ["memory", "history", str(db)])
+    assert "rejected" in history.output and "duplicate" in history.output
+    export = tmp_path / "export.json"
+    assert runner.invoke(app, ["memory", "export", str(db), "--out", str(export)]).exit_code == 0
+    assert len(json.loads(export.read_text())["notes"]) == 3
+    assert runner.invoke(app, ["memory", "rollback", str(db), "--to", "1"]).exit_code == 0
+    assert "1 notes" in runner.invoke(app, ["memory", "show", str(db)]).output
+    assert runner.invoke(app, ["memory", "show", str(tmp_path / "none.db")]).exit_code == 2
+
+
+def test_top_k_needs_the_sqlite_store(tmp_path):
+    with pytest.raises(ValueError, match="--top-k needs --store sqlite"):
+        evaluate(EvalConfig(top_k=3), LM, tmp_path, lm=scripted_lm("1", {}), show_progress=False)
