@@ -18,7 +18,7 @@ console = Console()
 
 @app.command("eval")
 def eval_command(
-    suite: str = typer.Option("synthetic", help="Task suite: synthetic | jsonl (see `promptmem suites`)."),
+    suite: str = typer.Option("synthetic", help="Task suite: synthetic | jsonl | locomo (see `promptmem suites`)."),
     agent: str = typer.Option("seed", help="seed | no-memory | append-raw | PATH.json (a saved program)."),
     writer: str = typer.Option("ops", help="Seed agent's writer: ops (ADD/UPDATE/DELETE/NOOP) or notes (rewrite)."),
     lm: str = typer.Option("local:qwen2.5-coder-1.5b", help="LM spec: local:qwen2.5-coder-1.5b | local:qwen2.5-coder-0.5b | local:smollm2-135m | any DSPy/litellm model (openai/gpt-4.1-mini, hosted_vllm/NAME with --api-base)."),
@@ -27,7 +27,8 @@ def eval_command(
     seed: int = typer.Option(0, help="Which streams: the synthetic generator's seed."),
     tasks: Optional[int] = typer.Option(None, min=2, help="Synthetic: tasks per stream (default 24)."),
     budget: Optional[int] = typer.Option(None, min=1, help="Notes budget in characters (default: the suite's)."),
-    data: Optional[Path] = typer.Option(None, help="jsonl suite: the streams file."),
+    data: Optional[Path] = typer.Option(None, help="jsonl: the streams file; locomo: the LoCoMo JSON (e.g. locomo10.json)."),
+    questions_at_end: bool = typer.Option(False, help="locomo: ask every question after the last session (default: right after its evidence)."),
     threads: int = typer.Option(4, min=1, help="Streams run in parallel threads (hosted LMs; a local model serves one call at a time)."),
     store: str = typer.Option("memory", help="Notes store: memory (in-process) | sqlite (OUT/memory/*.db, inspect with `promptmem memory`)."),
     top_k: Optional[int] = typer.Option(None, min=1, help="With --store sqlite: show the actor only the top-k notes matching the question (FTS5/BM25)."),
@@ -43,15 +44,15 @@ def eval_command(
     from promptmem.evaluate import EvalConfig, RunDirError, evaluate
     from promptmem.lm import LMConfig
     from promptmem.local_models import LocalModelError
-    from promptmem.suites import JsonlFormatError
 
     config = EvalConfig(suite=suite, agent=agent, writer=writer, streams=streams, seed=seed,
                         tasks=tasks, budget=budget, data=str(data) if data else None,
+                        questions_at_end=questions_at_end,
                         threads=threads, baseline=baseline, store=store, top_k=top_k)
     lm_config = LMConfig(spec=lm, api_base=api_base, max_tokens=max_tokens)
     try:
         report = evaluate(config, lm_config, out)
-    except (ValueError, RunDirError, LocalModelError, JsonlFormatError, ImportError) as err:
+    except (ValueError, RunDirError, LocalModelError, ImportError) as err:  # incl. bad data files
         console.print(f"[red]error:[/red] {err}")
         raise typer.Exit(2) from err
     except KeyboardInterrupt:

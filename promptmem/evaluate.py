@@ -40,7 +40,8 @@ class EvalConfig:
     seed: int = 0  # which streams (synthetic: the generator seed)
     tasks: int | None = None  # synthetic: tasks per stream (default: the suite's)
     budget: int | None = None  # notes budget in characters (default: the suite's)
-    data: str | None = None  # jsonl: the streams file
+    data: str | None = None  # jsonl, locomo: the data file
+    questions_at_end: bool = False  # locomo: ask every question after the last session
     threads: int = 4  # streams run in parallel threads (1 for local models: one call at a time)
     store: str = "memory"  # memory (in-process) | sqlite (a file per stream under OUT/memory/)
     top_k: int | None = None  # sqlite: the actor sees only the top-k notes matching the question
@@ -52,10 +53,11 @@ class RunDirError(RuntimeError):
 
 
 def make_eval_suite(config: EvalConfig) -> Suite:
-    if config.suite == "jsonl":
+    if config.suite in ("jsonl", "locomo"):
         if not config.data:
-            raise ValueError("the jsonl suite needs --data PATH (one stream per line)")
-        return make_suite("jsonl", path=config.data)
+            raise ValueError(f"the {config.suite} suite needs --data PATH")
+        extra = {"questions_at_end": True} if config.questions_at_end else {}
+        return make_suite(config.suite, path=config.data, **extra)
     options = {"tasks": config.tasks} if config.tasks else {}
     return make_suite(config.suite, **options)
 

@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 from statistics import mean
 from typing import Sequence
 
-from promptmem.runner import StreamResult
+from promptmem.runner import StreamResult, TaskRecord
 
 
 @dataclass
@@ -23,17 +23,24 @@ class Cost:
 
 @dataclass
 class Summary:
-    """One agent over a set of streams. ``score`` is the mean over streams of each
-    stream's mean question score; ``learning_curve[i]`` is the mean score at position i
-    (None where no stream asks a question there)."""
+    """One agent over a set of streams.
+
+    ``score`` is the mean over streams of each stream's mean *headline* question score (a
+    task whose ``meta["headline"]`` is False, e.g. LoCoMo's adversarial category, is
+    reported only in ``breakdown``); ``metrics`` are the suite's extra metrics averaged the
+    same way; ``learning_curve[i]`` is the mean headline score at position i (None where
+    no stream asks a question there); ``breakdown[key][value]`` holds ``n``, ``score`` and
+    the extra metrics of the questions whose ``meta[key]`` is value.
+    """
 
     agent: str
     streams: int
     questions: int
     score: float
+    metrics: dict[str, float]
     per_stream: dict[str, float]
     learning_curve: list[float | None]
-    breakdown: dict[str, dict[str, float]]
+    breakdown: dict[str, dict[str, dict[str, float]]]
     cost: Cost
     actor_failures: int
     write_failures: int
@@ -59,35 +66,54 @@ def _mean(values) -> float:
     return mean(values) if values else 0.0
 
 
-def summarize(results: Sequence[StreamResult], breakdown_keys: Sequence[str] = ()) -> Summary:
-    """The continual metric for one agent's stream results."""
-    records = [r for result in results for r in result.records]
-    scored = [r for r in records if r.score is not None]
-    per_stream = {res.stream_id: _mean(r.score for r in res.records if r.score is not None)
-                  for res in results}
-    by_position: dict[int, list[float]] = defaultdict(list)
+def _group_stats(records: Sequence[TaskRecord]) -> dict[str, float]:
+    names = sorted({name for r in records for name in r.metrics})
+    return {"n": len(records), "score": round(_mean(r.score for r in records), 4),
+            **{name: round(_mean(r.metrics.get(name, 0.0) for r in records), 4) for name in names}}
+
+
+def _breakdown(scored: Sequence[TaskRecord], key: str) -> dict[str, dict[str, float]]:
+    groups: dict[str, list[TaskRecord]] = defaultdict(list)
     for r in scored:
-        by_position[r.position].append(r.score)
-    length = max((r.position for r in records), default=-1) + 1
-    curve = [round(_mean(by_position[i]), 4) if by_position[i] else None for i in range(length)]
-    breakdown = {}
-    for key in breakdown_keys:
-        groups: dict[str, list[float]] = defaultdict(list)
-        for r in scored:
-            if key in r.meta:
-                groups[str(r.meta[key])].append(r.score)
-        breakdown[key] = {name: round(_mean(v), 4) for name, v in sorted(groups.items())}
+        if key in r.meta:
+            groups[str(r.meta[key])].append(r)
+    return {name: _group_stats(group) for name, group in sorted(groups.items())}
+
+
+def _cost(records: Sequence[TaskRecord]) -> Cost:
     n = max(len(records), 1)
-    cost = Cost(
+    return Cost(
         calls_per_task=round(sum(r.calls for r in records) / n, 3),
         prompt_tokens_per_task=round(sum(r.prompt_tokens for r in records) / n, 1),
         completion_tokens_per_task=round(sum(r.completion_tokens for r in records) / n, 1),
         seconds_per_task=round(sum(r.seconds for r in records) / n, 3),
         total_seconds=round(sum(r.seconds for r in records), 2))
+
+
+def _headline(records: Sequence[TaskRecord]) -> list[TaskRecord]:
+    return [r for r in records if r.score is not None and r.meta.get("headline", True)]
+
+
+def summarize(results: Sequence[StreamResult], breakdown_keys: Sequence[str] = ()) -> Summary:
+    """The continual metric for one agent's stream results."""
+    records = [r for result in results for r in result.records]
+    headline = _headline(records)
+    per_stream_stats = [_group_stats(_headline(res.records)) for res in results]
+    by_position: dict[int, list[float]] = defaultdict(list)
+    for r in headline:
+        by_position[r.position].append(r.score)
+    length = max((r.position for r in records), default=-1) + 1
+    metric_names = [k for k in per_stream_stats[0] if k not in ("n", "score")] if results else []
     return Summary(
-        agent=results[0].agent if results else "", streams=len(results), questions=len(scored),
-        score=round(_mean(per_stream.values()), 4), per_stream=per_stream,
-        learning_curve=curve, breakdown=breakdown, cost=cost,
+        agent=results[0].agent if results else "", streams=len(results), questions=len(headline),
+        score=round(_mean(s["score"] for s in per_stream_stats), 4),
+        metrics={k: round(_mean(s.get(k, 0.0) for s in per_stream_stats), 4) for k in metric_names},
+        per_stream={res.stream_id: s["score"] for res, s in zip(results, per_stream_stats)},
+        learning_curve=[round(_mean(by_position[i]), 4) if by_position[i] else None
+                        for i in range(length)],
+        breakdown={key: _breakdown([r for r in records if r.score is not None], key)
+                   for key in breakdown_keys},
+        cost=_cost(records),
         actor_failures=sum(bool(r.error) for r in records),
         write_failures=sum(bool(r.write_error) for r in records),
         rejected_ops=sum(not op["applied"] for r in records for op in r.ops),

@@ -28,7 +28,11 @@ def summary_markdown(report: Report) -> str:
     if report.memory_gain is not None:
         lines += ["", f"**Memory gain** over no-memory on the same streams: {report.memory_gain:+.3f}"]
     for key, groups in report.agent.breakdown.items():
-        lines += ["", f"Score by `{key}`: " + ", ".join(f"{k} {v:.3f}" for k, v in groups.items())]
+        names = [k for k in next(iter(groups.values()), {}) if k != "n"]
+        lines += ["", f"By `{key}`:", "", f"| {key} | n | " + " | ".join(names) + " |",
+                  "|---|---|" + "---|" * len(names)]
+        lines += [f"| {group} | {stats['n']:.0f} | " + " | ".join(f"{stats[k]:.3f}" for k in names) + " |"
+                  for group, stats in groups.items()]
     lines += ["", "![learning curve](learning_curve.png)", ""]
     return "\n".join(lines)
 

@@ -33,6 +33,7 @@ class TaskRecord:
     prompt_tokens: int
     completion_tokens: int
     seconds: float
+    metrics: dict[str, float] = field(default_factory=dict)
     error: str = ""
     write_error: str = ""
     write_raw: str = ""
@@ -95,6 +96,7 @@ def run_task(agent, task: Task, position: int, suite: Suite, memory: Memory) -> 
         task_id=task.id, position=position, question=task.question, answer=answer,
         gold=list(task.answer), score=outcome.score if outcome else None,
         feedback=outcome.feedback if outcome else "", ops=[r.to_json() for r in results],
+        metrics=dict(outcome.metrics) if outcome else {},
         notes_chars=sum(len(n.text) for n in notes), notes_count=len(notes), calls=calls,
         prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
         seconds=round(time.perf_counter() - start, 3), error=error,

@@ -38,10 +38,12 @@ class Stream:
 
 @dataclass(frozen=True)
 class Outcome:
-    """What a suite says about one answer: a score in [0, 1] and feedback text for the writer."""
+    """What a suite says about one answer: a score in [0, 1], feedback text for the writer,
+    and optional extra named metrics (e.g. LoCoMo's EM and BLEU-1) for reports."""
 
     score: float
     feedback: str
+    metrics: Mapping[str, float] = field(default_factory=dict)
 
 
 @runtime_checkable
