@@ -10,13 +10,15 @@ import dspy
 
 from promptmem.programs.actor import Actor
 from promptmem.programs.baselines import AppendRawWriter
+from promptmem.programs.mem0_style import Mem0StyleWriter
 from promptmem.programs.writers import NotesWriter, OpsWriter
 
-WRITERS = {"notes": NotesWriter, "ops": OpsWriter}
+WRITERS = {"notes": NotesWriter, "ops": OpsWriter, "mem0": Mem0StyleWriter}
 AGENTS = {
-    "seed": "the actor plus an LM writer (--writer notes|ops) with first-draft instructions",
+    "seed": "the actor plus an LM writer (--writer notes|ops|mem0) with first-draft instructions",
     "no-memory": "the actor alone, with empty notes: the reference for memory gain",
     "append-raw": "the actor over a recency buffer of raw observations (no LM writer)",
+    "full-context": "the actor over the whole history, cut to the LM's context window (no budget)",
 }
 
 
@@ -24,13 +26,15 @@ class MemoryAgent(dspy.Module):
     """An actor that answers from notes and a writer that edits them after each task.
 
     ``writer`` is None for the no-memory baseline. ``name`` and ``writer_kind`` say how
-    to rebuild the agent from a saved program.
+    to rebuild the agent from a saved program. ``fills_window``: the agent ignores the
+    notes budget and keeps as much as the LM's context window holds.
     """
 
-    def __init__(self, actor: Actor, writer: dspy.Module | None, name: str, writer_kind: str = ""):
+    def __init__(self, actor: Actor, writer: dspy.Module | None, name: str,
+                 writer_kind: str = "", fills_window: bool = False):
         super().__init__()
         self.actor, self.writer = actor, writer
-        self.name, self.writer_kind = name, writer_kind
+        self.name, self.writer_kind, self.fills_window = name, writer_kind, fills_window
 
     @property
     def uses_memory(self) -> bool:
@@ -41,8 +45,9 @@ def build_agent(name: str, writer: str = "ops") -> MemoryAgent:
     """A named agent (see ``AGENTS``); ``writer`` picks the seed agent's writer."""
     if name == "no-memory":
         return MemoryAgent(Actor(), None, name)
-    if name == "append-raw":
-        return MemoryAgent(Actor(), AppendRawWriter(), name, "append-raw")
+    if name in ("append-raw", "full-context"):
+        return MemoryAgent(Actor(), AppendRawWriter(), name, "append-raw",
+                           fills_window=name == "full-context")
     if name == "seed":
         if writer not in WRITERS:
             raise ValueError(f"unknown writer {writer!r}; known: {', '.join(WRITERS)}")

@@ -19,8 +19,8 @@ console = Console()
 @app.command("eval")
 def eval_command(
     suite: str = typer.Option("synthetic", help="Task suite: synthetic | jsonl | locomo (see `promptmem suites`)."),
-    agent: str = typer.Option("seed", help="seed | no-memory | append-raw | PATH.json (a saved program)."),
-    writer: str = typer.Option("ops", help="Seed agent's writer: ops (ADD/UPDATE/DELETE/NOOP) or notes (rewrite)."),
+    agent: str = typer.Option("seed", help="seed | no-memory | append-raw | full-context | PATH.json (a saved program)."),
+    writer: str = typer.Option("ops", help="Seed agent's writer: ops (ADD/UPDATE/DELETE/NOOP), notes (rewrite) or mem0 (extract facts, then one op per fact)."),
     lm: str = typer.Option("local:qwen2.5-coder-1.5b", help="LM spec: local:qwen2.5-coder-1.5b | local:qwen2.5-coder-0.5b | local:smollm2-135m | any DSPy/litellm model (openai/gpt-4.1-mini, hosted_vllm/NAME with --api-base)."),
     api_base: Optional[str] = typer.Option(None, help="Server URL for hosted LMs (vLLM, an OpenAI-compatible server)."),
     streams: int = typer.Option(4, min=1, help="Number of streams."),

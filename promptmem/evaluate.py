@@ -18,7 +18,7 @@ import dspy
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                            TimeElapsedColumn, TimeRemainingColumn)
 
-from promptmem.lm import LMConfig, adapter_for, is_local, make_lm
+from promptmem.lm import LMConfig, adapter_for, is_local, make_lm, window_chars
 from promptmem.memory import InMemoryStore, Memory
 from promptmem.metrics import Report, build_report
 from promptmem.programs.agent import MemoryAgent, build_agent, resolve_agent
@@ -34,8 +34,8 @@ class EvalConfig:
     """What to evaluate; every field is written to ``config.json`` in the run directory."""
 
     suite: str = "synthetic"  # suite name (see `promptmem suites`)
-    agent: str = "seed"  # seed | no-memory | append-raw | PATH.json (a saved program)
-    writer: str = "ops"  # the seed agent's writer: notes (rewrite) | ops (ADD/UPDATE/DELETE)
+    agent: str = "seed"  # seed | no-memory | append-raw | full-context | PATH.json (saved program)
+    writer: str = "ops"  # the seed agent's writer: notes (rewrite) | ops | mem0 (extract+decide)
     streams: int = 4  # how many streams
     seed: int = 0  # which streams (synthetic: the generator seed)
     tasks: int | None = None  # synthetic: tasks per stream (default: the suite's)
@@ -140,7 +140,7 @@ def evaluate(config: EvalConfig, lm_config: LMConfig, out: str | Path, *,
     out = Path(out)
     suite = make_eval_suite(config)
     agent = resolve_agent(config.agent, config.writer)
-    budget = config.budget or suite.notes_budget
+    budget = window_chars(lm_config) if agent.fills_window else config.budget or suite.notes_budget
     streams = suite.streams(config.streams, seed=config.seed)
     run_config = {"eval": asdict(config), "lm": asdict(lm_config), "budget": budget,
                   "suite": suite.describe(), "agent_name": agent.name}

@@ -34,6 +34,12 @@ class LMConfig:
     timeout: float = 120.0  # seconds per call for hosted LMs
 
 
+def window_chars(config: LMConfig, prompt_overhead_tokens: int = 700, chars_per_token: float = 3.0) -> int:
+    """How many characters of history fit the context window next to the prompt's own text
+    and the completion (a conservative 3 characters per token)."""
+    return int((config.context - config.max_tokens - prompt_overhead_tokens) * chars_per_token)
+
+
 def _flatten(parts) -> str:
     if parts is None or isinstance(parts, str):
         return parts or ""

@@ -105,3 +105,37 @@ def test_bad_agent_files_and_names_are_clear_errors(tmp_path):
         build_agent("best")
     with pytest.raises(ValueError, match="unknown writer 'crud'"):
         build_agent("seed", "crud")
+
+
+def test_mem0_style_writer_extracts_then_decides_per_fact():
+    from dspy.utils.dummies import DummyLM
+
+    lm = DummyLM({"[[ ## fact ## ]]": {"operation": "UPDATE n1 billing-api port 8123\nADD extra"},
+                  "[[ ## outcome ## ]]": {"facts": "- billing-api port 8123\n- Priya owns billing-api\nNONE"}})
+    notes = [Note("n1", "billing-api port 7000"), Note("n2", "Omar drinks tea")]
+    with dspy.context(lm=lm, adapter=dspy.ChatAdapter()):
+        write = build_agent("seed", "mem0").writer(notes, TASK, "8123", Outcome(1.0, "Correct."), 100)
+    assert write.ops == [Op("UPDATE", "billing-api port 8123", "n1")] * 2  # one op per fact
+    decide_prompts = [h["messages"][-1]["content"] for h in lm.history[1:]]
+    assert "[n1] billing-api port 7000" in decide_prompts[0] and "tea" not in decide_prompts[0]
+    assert len(lm.history) == 3  # one extraction, one decision per fact
+
+
+def test_similar_notes_ranks_by_word_overlap():
+    from promptmem.programs.mem0_style import similar_notes
+
+    notes = [Note("n1", "Omar drinks tea"), Note("n2", "billing-api port 7000"),
+             Note("n3", "billing-api owner Priya")]
+    assert [n.id for n in similar_notes("billing-api port 8123", notes, 2)] == ["n2", "n3"]
+    assert similar_notes("nothing shared", notes, 3) == []
+
+
+def test_full_context_agent_fills_the_window(tmp_path):
+    from promptmem.evaluate import EvalConfig, evaluate
+    from promptmem.lm import LMConfig, window_chars
+
+    lm_config = LMConfig(spec="dummy/x", context=4096, max_tokens=256)
+    report = evaluate(EvalConfig(agent="full-context", streams=1, tasks=6), lm_config, tmp_path,
+                      lm=scripted_lm("1", {}), show_progress=False)
+    assert report.config["budget"] == window_chars(lm_config) == (4096 - 256 - 700) * 3
+    assert report.agent.final_notes_chars > 800  # more than the synthetic notes budget
