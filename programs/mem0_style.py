@@ -5,17 +5,11 @@ Costs one LM call to extract plus one per fact (at most ``max_facts``).
 
 from __future__ import annotations
 
-import re
-from typing import Sequence
-
 import dspy
 
-from promptmem.memory import EMPTY_NOTES, Note, render_notes
+from promptmem.memory import EMPTY_NOTES, render_notes, similar_notes
 from promptmem.programs.ops_format import parse_ops
 from promptmem.programs.writers import Write, note_lines, task_inputs
-
-_WORD = re.compile(r"\w+")
-
 
 class ExtractFacts(dspy.Signature):
     """Extract the facts from this task that are worth remembering for future questions.
@@ -36,18 +30,6 @@ class DecideOp(dspy.Signature):
     fact: str = dspy.InputField()
     similar_notes: str = dspy.InputField(desc="the most similar existing notes, each with its id in brackets")
     operation: str = dspy.OutputField(desc="one operation")
-
-
-def similar_notes(text: str, notes: Sequence[Note], k: int) -> list[Note]:
-    """The k notes sharing the most words with ``text`` (Jaccard overlap), best first."""
-    words = set(_WORD.findall(text.lower()))
-
-    def overlap(note: Note) -> float:
-        other = set(_WORD.findall(note.text.lower()))
-        return len(words & other) / (len(words | other) or 1)
-
-    ranked = sorted((n for n in notes if overlap(n) > 0), key=overlap, reverse=True)
-    return ranked[:k]
 
 
 class Mem0StyleWriter(dspy.Module):

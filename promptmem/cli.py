@@ -31,7 +31,7 @@ def eval_command(
     questions_at_end: bool = typer.Option(False, help="locomo: ask every question after the last session (default: right after its evidence)."),
     threads: int = typer.Option(4, min=1, help="Streams run in parallel threads (hosted LMs; a local model serves one call at a time)."),
     store: str = typer.Option("memory", help="Notes store: memory (in-process) | sqlite (OUT/memory/*.db, inspect with `promptmem memory`)."),
-    top_k: Optional[int] = typer.Option(None, min=1, help="With --store sqlite: show the actor only the top-k notes matching the question (FTS5/BM25)."),
+    top_k: Optional[int] = typer.Option(None, min=1, help="Show the actor only the top-k notes matching the question (sqlite: FTS5/BM25; memory: word overlap)."),
     baseline: bool = typer.Option(True, help="Also run no-memory on the same streams (memory gain)."),
     max_tokens: int = typer.Option(256, help="Completion limit per LM call."),
     out: Path = typer.Option(Path("runs/eval"), help="Run directory; rerunning into it resumes."),

@@ -44,7 +44,8 @@ class EvalConfig:
     questions_at_end: bool = False  # locomo: ask every question after the last session
     threads: int = 4  # streams run in parallel threads (1 for local models: one call at a time)
     store: str = "memory"  # memory (in-process) | sqlite (a file per stream under OUT/memory/)
-    top_k: int | None = None  # sqlite: the actor sees only the top-k notes matching the question
+    top_k: int | None = None  # the actor sees only the top-k notes matching the question
+    #   (sqlite: FTS5/BM25; memory: word overlap)
     baseline: bool = True  # also run no-memory on the same streams, for memory gain
 
 
@@ -78,12 +79,10 @@ def memory_factory(config: EvalConfig, budget: int, out: Path) -> Callable[[str,
     """A fresh memory for (agent label, stream id); sqlite files restart with the stream."""
     if config.store not in ("memory", "sqlite"):
         raise ValueError(f"unknown store {config.store!r}; known: memory, sqlite")
-    if config.top_k is not None and config.store != "sqlite":
-        raise ValueError("--top-k needs --store sqlite (retrieval is done by the SQLite store)")
 
     def make(label: str, stream_id: str) -> Memory:
         if config.store == "memory":
-            return InMemoryStore(budget)
+            return InMemoryStore(budget, top_k=config.top_k)
         path = out / "memory" / label / f"{stream_id}.db"
         path.parent.mkdir(parents=True, exist_ok=True)
         for stale in path.parent.glob(f"{stream_id}.db*"):

@@ -7,6 +7,7 @@ would exceed the budget is rejected with its reason, and the notes stay as they 
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Literal, Protocol, Sequence, runtime_checkable
 
@@ -76,11 +77,25 @@ class Memory(Protocol):
 
 
 EMPTY_NOTES = "(no notes yet)"
+_WORD = re.compile(r"\w+")
 
 
 def render_notes(notes: Sequence[Note]) -> str:
     """``[id] text`` one per line, or a placeholder when there are none."""
     return "\n".join(f"[{note.id}] {note.text}" for note in notes) or EMPTY_NOTES
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(text.lower()))
+
+
+def similar_notes(text: str, notes: Sequence[Note], k: int) -> list[Note]:
+    """The k notes sharing the most words with ``text`` (Jaccard overlap), best first;
+    notes sharing no word are never returned."""
+    words = _words(text)
+    scored = [(len(words & w) / len(words | w), i, note)
+              for i, note in enumerate(notes) if words & (w := _words(note.text))]
+    return [note for _, _, note in sorted(scored, key=lambda s: (-s[0], s[1]))[:k]]
 
 
 def notes_size(notes: Sequence[Note]) -> int:
@@ -123,9 +138,11 @@ def check_op(op: Op, notes: NotesView, budget: int) -> str:
 
 @dataclass
 class InMemoryStore:
-    """Process-local memory, the default for evaluation and optimization loops."""
+    """Process-local memory, the default for evaluation and optimization loops.
+    With ``top_k``, ``render(query)`` shows the notes sharing most words with the query."""
 
     budget: int = 600
+    top_k: int | None = None  # with a query, render only the top-k most similar notes
     _notes: dict[str, Note] = field(default_factory=dict)
     _next_id: int = 1
     trace: list[dict] = field(default_factory=list)
@@ -144,7 +161,9 @@ class InMemoryStore:
         return notes_size(self.notes())
 
     def render(self, query: str | None = None) -> str:
-        return render_notes(self.notes())
+        if self.top_k is None or not query or not self._notes:
+            return render_notes(self.notes())
+        return render_notes(similar_notes(query, self.notes(), self.top_k))
 
     def apply(self, ops: Sequence[Op], *, step: str = "") -> list[OpResult]:
         results = [self._apply_one(op) for op in ops]

@@ -96,6 +96,11 @@ def test_sqlite_store_with_retrieval_and_the_memory_commands(tmp_path):
     assert runner.invoke(app, ["memory", "show", str(tmp_path / "none.db")]).exit_code == 2
 
 
-def test_top_k_needs_the_sqlite_store(tmp_path):
-    with pytest.raises(ValueError, match="--top-k needs --store sqlite"):
-        evaluate(EvalConfig(top_k=3), LM, tmp_path, lm=scripted_lm("1", {}), show_progress=False)
+def test_in_memory_retrieval_shows_only_matching_notes(tmp_path):
+    config = EvalConfig(**{**CONFIG.__dict__, "streams": 1, "top_k": 1, "baseline": False})
+    lm = scripted_lm("3000", {"operations": "ADD billing-api listens on port 3000\nADD Priya drinks tea"})
+    evaluate(config, LM, tmp_path, lm=lm, show_progress=False)
+    actor_prompts = [h["messages"][-1]["content"] for h in lm.history
+                     if "[[ ## outcome" not in h["messages"][-1]["content"]]
+    assert any("[n1] billing-api listens on port 3000" in p for p in actor_prompts)
+    assert not any("drinks tea" in p for p in actor_prompts)

@@ -122,7 +122,7 @@ def test_mem0_style_writer_extracts_then_decides_per_fact():
 
 
 def test_similar_notes_ranks_by_word_overlap():
-    from promptmem.programs.mem0_style import similar_notes
+    from promptmem.memory import similar_notes
 
     notes = [Note("n1", "Omar drinks tea"), Note("n2", "billing-api port 7000"),
              Note("n3", "billing-api owner Priya")]
