@@ -6,9 +6,9 @@ would exceed the budget is rejected with its reason, and the notes stay as they 
 
 from __future__ import annotations
 
-import copy
 import re
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from typing import Literal, Protocol, Sequence, runtime_checkable
 
 OpKind = Literal["ADD", "UPDATE", "DELETE", "NOOP"]
@@ -77,16 +77,23 @@ class Memory(Protocol):
 
 
 EMPTY_NOTES = "(no notes yet)"
+NO_MATCH = "(no notes match this question)"
 _WORD = re.compile(r"\w+")
 
 
 def render_notes(notes: Sequence[Note]) -> str:
     """``[id] text`` one per line, or a placeholder when there are none."""
-    return "\n".join(f"[{note.id}] {note.text}" for note in notes) or EMPTY_NOTES
+    return format_notes(notes) or EMPTY_NOTES
 
 
-def _words(text: str) -> set[str]:
-    return set(_WORD.findall(text.lower()))
+def format_notes(notes: Sequence[Note]) -> str:
+    """``[id] text`` one per line ("" for none)."""
+    return "\n".join(f"[{note.id}] {note.text}" for note in notes)
+
+
+@lru_cache(maxsize=1 << 17)
+def _words(text: str) -> frozenset[str]:
+    return frozenset(_WORD.findall(text.lower()))
 
 
 def similar_notes(text: str, notes: Sequence[Note], k: int) -> list[Note]:
@@ -146,6 +153,8 @@ class InMemoryStore:
     _notes: dict[str, Note] = field(default_factory=dict)
     _next_id: int = 1
     trace: list[dict] = field(default_factory=list)
+    _ids_by_text: dict[str, str] = field(default_factory=dict)  # indexes for the rule book
+    _chars: int = 0
 
     def notes(self) -> list[Note]:
         return list(self._notes.values())
@@ -155,15 +164,15 @@ class InMemoryStore:
         return note.text if note else None
 
     def id_with_text(self, text: str) -> str | None:
-        return next((n.id for n in self._notes.values() if n.text == text), None)
+        return self._ids_by_text.get(text)
 
     def total_chars(self) -> int:
-        return notes_size(self.notes())
+        return self._chars
 
     def render(self, query: str | None = None) -> str:
         if self.top_k is None or not query or not self._notes:
             return render_notes(self.notes())
-        return render_notes(similar_notes(query, self.notes(), self.top_k))
+        return format_notes(similar_notes(query, self.notes(), self.top_k)) or NO_MATCH
 
     def apply(self, ops: Sequence[Op], *, step: str = "") -> list[OpResult]:
         results = [self._apply_one(op) for op in ops]
@@ -176,12 +185,23 @@ class InMemoryStore:
             return OpResult(op, False, reason)
         if op.kind == "NOOP":
             return OpResult(op, True)
+        if op.kind in ("UPDATE", "DELETE"):
+            self._drop(op.note_id)
         if op.kind == "DELETE":
-            del self._notes[op.note_id]
             return OpResult(op, True, note_id=op.note_id)
         note_id = op.note_id if op.kind == "UPDATE" else self._new_id()
-        self._notes[note_id] = Note(note_id, op.text.strip())
+        self._put(Note(note_id, op.text.strip()))
         return OpResult(op, True, note_id=note_id)
+
+    def _put(self, note: Note) -> None:
+        self._notes[note.id] = note
+        self._ids_by_text[note.text] = note.id
+        self._chars += len(note.text)
+
+    def _drop(self, note_id: str) -> None:
+        note = self._notes.pop(note_id)
+        del self._ids_by_text[note.text]
+        self._chars -= len(note.text)
 
     def _new_id(self) -> str:
         note_id = f"n{self._next_id}"
@@ -192,9 +212,8 @@ class InMemoryStore:
         return Snapshot(tuple(self._notes.values()), self._next_id, len(self.trace))
 
     def restore(self, snapshot: Snapshot) -> None:
-        self._notes = {note.id: note for note in snapshot.notes}
+        self._notes, self._ids_by_text, self._chars = {}, {}, 0
+        for note in snapshot.notes:
+            self._put(note)
         self._next_id = snapshot.next_id
         del self.trace[snapshot.trace_len:]
-
-    def clone(self) -> "InMemoryStore":
-        return copy.deepcopy(self)

@@ -18,7 +18,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Sequence
 
-from promptmem.memory import EMPTY_NOTES, Note, Op, OpResult, Snapshot, check_op, render_notes
+from promptmem.memory import (EMPTY_NOTES, NO_MATCH, Note, Op, OpResult, Snapshot, check_op,
+                              format_notes, render_notes)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS notes (id TEXT PRIMARY KEY, text TEXT NOT NULL,
@@ -72,7 +73,9 @@ class SQLiteStore:
     def render(self, query: str | None = None) -> str:
         if self.top_k is None or not query:
             return render_notes(self.notes())
-        return render_notes(self.search(query, self.top_k)) if self.notes() else EMPTY_NOTES
+        if self.conn.execute("SELECT 1 FROM notes LIMIT 1").fetchone() is None:
+            return EMPTY_NOTES
+        return format_notes(self.search(query, self.top_k)) or NO_MATCH
 
     def search(self, query: str, k: int) -> list[Note]:
         """The k notes best matching ``query`` (BM25 over the query's words, OR-ed)."""

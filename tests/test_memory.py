@@ -63,3 +63,16 @@ def test_render_snapshot_restore_and_trace_is_json(make_store):
     json.dumps(store.trace)
     assert store.trace[0] == {"step": "t00", "kind": "ADD", "text": "one", "note_id": None,
                               "applied": True, "reason": "", "result_id": "n1"}
+
+
+@pytest.mark.parametrize("kind", ["in-memory", "sqlite"])
+def test_top_k_render_says_when_nothing_matches(kind, tmp_path):
+    from promptmem.memory import NO_MATCH
+
+    store = (InMemoryStore(budget=500, top_k=1) if kind == "in-memory"
+             else SQLiteStore(tmp_path / "n.db", budget=500, top_k=1))
+    assert store.render("anything") == EMPTY_NOTES
+    store.apply([Op("ADD", "billing-api port 8123"), Op("ADD", "Priya owns geo-cache")])
+    assert store.render("Who owns geo-cache?") == "[n2] Priya owns geo-cache"
+    assert store.render("zebra") == NO_MATCH
+    assert store.render(None).count("\n") == 1  # no query: every note
