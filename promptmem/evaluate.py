@@ -58,9 +58,23 @@ def make_eval_suite(config: EvalConfig) -> Suite:
         if not config.data:
             raise ValueError(f"the {config.suite} suite needs --data PATH")
         extra = {"questions_at_end": True} if config.questions_at_end else {}
+        if extra and config.suite != "locomo":
+            raise ValueError("--questions-at-end applies to the locomo suite only")
         return make_suite(config.suite, path=config.data, **extra)
     options = {"tasks": config.tasks} if config.tasks else {}
     return make_suite(config.suite, **options)
+
+
+def _differences(old: dict, new: dict, prefix: str = "") -> list[str]:
+    """Dotted names of the entries that differ between two nested dicts."""
+    names = []
+    for key in sorted(set(old) | set(new)):
+        a, b = old.get(key), new.get(key)
+        if isinstance(a, dict) and isinstance(b, dict):
+            names += _differences(a, b, f"{prefix}{key}.")
+        elif a != b:
+            names.append(f"{prefix}{key}")
+    return names
 
 
 def _claim_run_dir(out: Path, config: dict) -> None:
@@ -68,7 +82,7 @@ def _claim_run_dir(out: Path, config: dict) -> None:
     if path.exists():
         previous = json.loads(path.read_text())
         if previous != config:
-            changed = sorted(k for k in set(previous) | set(config) if previous.get(k) != config.get(k))
+            changed = _differences(previous, config)
             raise RunDirError(f"{out} holds a run with another configuration (differs in: "
                               f"{', '.join(changed)}); use another --out to start a new run")
     out.mkdir(parents=True, exist_ok=True)
