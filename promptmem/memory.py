@@ -64,6 +64,7 @@ class Memory(Protocol):
     """
 
     budget: int
+    trace: list[dict]
 
     def notes(self) -> list[Note]: ...
 

@@ -116,4 +116,4 @@ def run_stream(agent, stream: Stream, suite: Suite, lm: dspy.BaseLM, *, budget: 
             if on_task:
                 on_task(record)
     final = [asdict(note) for note in memory.notes()]
-    return StreamResult(stream.id, agent.name, records, list(getattr(memory, "trace", [])), final)
+    return StreamResult(stream.id, agent.name, records, list(memory.trace), final)
