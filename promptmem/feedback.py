@@ -1,0 +1,120 @@
+"""The continual metric with per-role feedback, computed from a stream's ground truth and
+the run's trace. One plain function over a ``StreamResult``: GEPA's feedback, the report
+and (later) GRPO's rewards all read it.
+
+Writer feedback says what the notes lacked when a question came (and why: never written,
+deleted, rejected over budget), which stale values they still held, and which notes no
+question ever used. Actor feedback says when the notes held the answer but the answer
+was wrong, and when the answer was a stale value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from statistics import mean
+from typing import Sequence
+
+from promptmem.runner import StreamResult, TaskRecord
+
+
+@dataclass
+class StreamFeedback:
+    """``score`` is the mean headline question score; ``writer``/``actor`` are feedback
+    lines for each role, most useful first; ``text(role)`` joins them for a prompt."""
+
+    score: float
+    writer: list[str] = field(default_factory=list)
+    actor: list[str] = field(default_factory=list)
+
+    def text(self, role: str | None = None) -> str:
+        lines = {"writer": self.writer, "actor": self.actor}.get(role, self.writer + self.actor)
+        return "\n".join(lines) or "No problems found: every question was answered correctly."
+
+
+def notes_timeline(result: StreamResult) -> list[dict[str, str]]:
+    """The notes (id -> text) in front of each task, replayed from the op trace."""
+    notes: dict[str, str] = {}
+    by_step: dict[str, list[dict]] = {}
+    for entry in result.trace:
+        by_step.setdefault(entry["step"], []).append(entry)
+    timeline = []
+    for record in result.records:
+        timeline.append(dict(notes))
+        for op in by_step.get(record.task_id, []):
+            if not op["applied"]:
+                continue
+            if op["kind"] in ("ADD", "UPDATE"):
+                notes[op["result_id"]] = op["text"].strip()
+            elif op["kind"] == "DELETE":
+                notes.pop(op["note_id"], None)
+    return timeline
+
+
+def _mentions(text: str, *values: str) -> bool:
+    low = text.lower()
+    return all(v.lower() in low for v in values)
+
+
+def _holding(notes: dict[str, str], *values: str) -> list[str]:
+    return [f"[{i}] {t}" for i, t in notes.items() if _mentions(t, *values)]
+
+
+def _why_missing(result: StreamResult, upto: int, value: str) -> str:
+    """What happened to a fact before position ``upto``: rejected, deleted, or never written."""
+    for record in reversed(result.records[:upto]):
+        for op in record.ops:
+            if value.lower() in op["text"].lower() and not op["applied"]:
+                return f"; writing it was rejected at {record.task_id} ({op['reason']})"
+    return "; it was never written" if not any(
+        value.lower() in op["text"].lower() for r in result.records[:upto] for op in r.ops
+        if op["applied"]) else "; it was written but later deleted or overwritten"
+
+
+def _question_feedback(result: StreamResult, record: TaskRecord, notes: dict[str, str],
+                       writer: list[str], actor: list[str]) -> None:
+    meta, gold = record.meta, record.gold
+    entity = meta.get("service", "")
+    key = (entity,) if entity else ()
+    held = [g for g in gold if _holding(notes, g, *key)]
+    if record.score == 1.0:
+        return
+    if held:
+        actor.append(f"{record.task_id}: the notes held the answer ({held[0]}) but you answered "
+                      f"{record.answer!r}.")
+    elif meta.get("question_type") != "current":
+        origin = f", stated in t{meta['stated_in']:02d}" if "stated_in" in meta else ""
+        writer.append(f"{record.task_id} asked {record.question!r}: the answer ({gold[0]}{origin}) "
+                      f"was not in the notes{_why_missing(result, record.position, gold[0])}.")
+    for stale in meta.get("stale_values", []):
+        if record.answer and stale.lower() in record.answer.lower():
+            actor.append(f"{record.task_id}: you answered with the stale value {stale}; "
+                         f"it changed to {gold[0]} in t{meta['updated_in'][-1]:02d}.")
+        for line in _holding(notes, stale, *key):
+            writer.append(f"{record.task_id}: the notes still held the stale value {stale} "
+                          f"({line}) after t{meta['updated_in'][-1]:02d} changed it to {gold[0]}.")
+
+
+def _unused_notes(result: StreamResult, limit: int) -> list[str]:
+    golds = [g for r in result.records if r.score is not None for g in r.gold]
+    unused = [f"[{n['id']}] {n['text']}" for n in result.final_notes
+              if not any(_mentions(n["text"], g) for g in golds)]
+    if not unused:
+        return []
+    return [f"No question in this stream was answered by these notes: {'; '.join(unused[:limit])}"]
+
+
+def stream_feedback(result: StreamResult, unused_limit: int = 3) -> StreamFeedback:
+    """Score and per-role feedback for one agent's run over one stream."""
+    timeline = notes_timeline(result)
+    writer: list[str] = []
+    actor: list[str] = []
+    scores = []
+    for record, notes in zip(result.records, timeline):
+        if record.score is None:
+            continue
+        if record.meta.get("headline", True):
+            scores.append(record.score)
+        _question_feedback(result, record, notes, writer, actor)
+    writer += _unused_notes(result, unused_limit)
+    writer += [f"{r.task_id}: the write failed: {r.write_error}" for r in result.records if r.write_error][:3]
+    return StreamFeedback(round(mean(scores), 4) if scores else 0.0, writer, actor)
