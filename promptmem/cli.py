@@ -63,6 +63,26 @@ def eval_command(
     console.print(f"[green]wrote[/green] {out}/report.json, summary.md, learning_curve.png")
 
 
+@app.command("judge")
+def judge_command(
+    out: Path = typer.Argument(..., help="A finished eval run directory."),
+    lm: str = typer.Option("local:qwen2.5-coder-1.5b", help="The judge's LM spec (the Mem0 paper used GPT-4o-mini)."),
+    api_base: Optional[str] = typer.Option(None, help="Server URL for hosted LMs."),
+) -> None:
+    """Add the LLM-judge score J (CORRECT/WRONG per answer) to a finished run: OUT/judge.json."""
+    from promptmem.judge import judge_run
+    from promptmem.lm import LMConfig, adapter_for, make_lm
+    from promptmem.local_models import LocalModelError
+
+    try:
+        report = judge_run(out, make_lm(LMConfig(spec=lm, api_base=api_base, max_tokens=32)),
+                           adapter_for(lm))
+    except (ValueError, LocalModelError, ImportError) as err:
+        console.print(f"[red]error:[/red] {err}")
+        raise typer.Exit(2) from err
+    console.print(f"J = {report['j']:.3f}; wrote {out}/judge.json")
+
+
 memory_app = typer.Typer(help="Inspect a SQLite notes store (a file under OUT/memory/ after `eval --store sqlite`).",
                          no_args_is_help=True)
 app.add_typer(memory_app, name="memory")

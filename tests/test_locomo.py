@@ -111,3 +111,27 @@ def test_em_bleu_and_suite_outcome(tmp_path):
     outcome = suite.score(task, "Lisbon")
     assert outcome.score == 1.0 and outcome.metrics == {"f1": 1.0, "bleu1": 1.0, "em": 1.0}
     assert "Expected: Lisbon" in suite.score(task, "Paris").feedback
+
+
+def test_llm_judge_scores_a_run_and_resumes(tmp_path):
+    from dspy.utils.dummies import DummyLM
+    from typer.testing import CliRunner
+
+    from promptmem.cli import app
+    from promptmem.evaluate import EvalConfig, evaluate
+    from promptmem.judge import judge_run
+    from promptmem.lm import LMConfig
+
+    data = write(tmp_path, [TINY])
+    answers = DummyLM({"[[ ## question ## ]]": {"answer": "Lisbon"}})
+    evaluate(EvalConfig(suite="locomo", data=str(data), agent="no-memory", streams=1),
+             LMConfig(spec="dummy/x"), tmp_path / "run", lm=answers, show_progress=False)
+    judge = DummyLM({"Where did Ana move": {"label": "CORRECT"}, "[[ ## question ## ]]": {"label": "WRONG"}})
+    report = judge_run(tmp_path / "run", judge)
+    assert report["j"] == pytest.approx(1 / 3, abs=1e-4)  # 3 headline questions, one judged correct
+    assert report["breakdown"]["category_name=single-hop"] == {"n": 1, "j": 1.0}
+    assert "category_name=adversarial" not in report["breakdown"]
+    calls = len(judge.history)
+    assert judge_run(tmp_path / "run", judge)["j"] == report["j"] and len(judge.history) == calls
+    result = CliRunner().invoke(app, ["judge", str(tmp_path / "nothing"), "--lm", "openai/x"])
+    assert result.exit_code == 2 and "no finished streams" in result.output

@@ -1,0 +1,52 @@
+"""``promptmem judge``: add the LLM-judge score J to a finished eval run.
+
+Reads ``OUT/streams/agent/*.json``, judges every headline question with any LM spec, and
+writes ``OUT/judge.json`` (J overall, averaged per stream as the score is, and per value of
+the suite's breakdown keys). Judgments are cached in ``OUT/judge_cache.json`` so an
+interrupted judge run resumes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from statistics import mean
+
+import dspy
+
+from promptmem.programs.judge import Judge
+from promptmem.runner import StreamResult
+
+
+def judge_run(out: str | Path, lm: dspy.BaseLM, adapter: dspy.Adapter | None = None,
+              breakdown_keys: tuple[str, ...] = ("category_name",)) -> dict:
+    """Judge every headline question of the agent's streams in ``out``; returns judge.json."""
+    out = Path(out)
+    paths = sorted((out / "streams" / "agent").glob("*.json"))
+    if not paths:
+        raise ValueError(f"{out}: no finished streams under streams/agent/ (run `promptmem eval` first)")
+    cache_path = out / "judge_cache.json"
+    cache = json.loads(cache_path.read_text()) if cache_path.exists() else {}
+    judge, per_stream, groups = Judge(), {}, defaultdict(list)
+    with dspy.context(lm=lm, adapter=adapter or dspy.ChatAdapter()):
+        for path in paths:
+            result = StreamResult.from_json(json.loads(path.read_text()))
+            scores = []
+            for r in result.records:
+                if r.score is None or not r.meta.get("headline", True):
+                    continue
+                key = f"{result.stream_id}/{r.task_id}"
+                if key not in cache:
+                    cache[key] = judge(question=r.question, gold=" | ".join(r.gold), answer=r.answer)
+                    cache_path.write_text(json.dumps(cache))
+                scores.append(cache[key])
+                for name in breakdown_keys:
+                    if name in r.meta:
+                        groups[f"{name}={r.meta[name]}"].append(cache[key])
+            per_stream[result.stream_id] = round(mean(scores), 4) if scores else 0.0
+    report = {"j": round(mean(per_stream.values()), 4), "per_stream": per_stream,
+              "breakdown": {k: {"n": len(v), "j": round(mean(v), 4)} for k, v in sorted(groups.items())},
+              "judge_lm": getattr(lm, "model", str(lm))}
+    (out / "judge.json").write_text(json.dumps(report, indent=2))
+    return report
