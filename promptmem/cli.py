@@ -63,6 +63,52 @@ def eval_command(
     console.print(f"[green]wrote[/green] {out}/report.json, summary.md, learning_curve.png")
 
 
+@app.command("optimize")
+def optimize_command(
+    writer: str = typer.Option("ops", help="Seed agent's writer to evolve: ops | notes | mem0."),
+    agent: str = typer.Option("seed", help="Starting program: seed | PATH.json."),
+    lm: str = typer.Option("local:qwen2.5-coder-0.5b", help="Task LM spec (runs the actor and writer)."),
+    reflection_lm: str = typer.Option("local:qwen2.5-coder-1.5b", help="Reflection LM spec (proposes new instructions; use a strong model)."),
+    api_base: Optional[str] = typer.Option(None, help="Server URL for a hosted task LM."),
+    budget: str = typer.Option("light", help="GEPA budget: light | medium | heavy | N metric calls (one call = one stream window)."),
+    train: int = typer.Option(6, min=1, help="Training streams."),
+    val: int = typer.Option(4, min=1, help="Validation streams (Pareto tracking)."),
+    test: int = typer.Option(4, min=0, help="Held-out streams for seed vs optimized (0: skip)."),
+    window: int = typer.Option(8, min=3, help="Tasks per GEPA example."),
+    test_tasks: int = typer.Option(24, min=3, help="Tasks per held-out stream."),
+    seed: int = typer.Option(0, help="Streams: train seed, val seed+1, test seed+2."),
+    notes_budget: Optional[int] = typer.Option(None, help="Notes budget in characters."),
+    minibatch: int = typer.Option(3, min=1, help="GEPA reflection minibatch size."),
+    components: str = typer.Option("round_robin", help="Predictors GEPA edits per step: round_robin | all."),
+    threads: int = typer.Option(1, min=1, help="GEPA evaluation threads (hosted LMs)."),
+    out: Path = typer.Option(Path("runs/optimize"), help="Run directory; rerunning resumes GEPA there."),
+) -> None:
+    """Evolve the actor's and writer's instructions with GEPA against the continual metric.
+
+    Writes OUT/program.json (use it with `promptmem eval --agent OUT/program.json`), every
+    candidate, the Pareto frontier, the learning curve, and seed vs optimized on held-out streams.
+    """
+    from promptmem.evaluate import RunDirError
+    from promptmem.lm import LMConfig
+    from promptmem.local_models import LocalModelError
+    from promptmem.optimize import OptimizeConfig, optimize
+
+    config = OptimizeConfig(agent=agent, writer=writer, budget=budget, train=train, val=val, test=test,
+                            window=window, test_tasks=test_tasks, seed=seed, notes_budget=notes_budget,
+                            minibatch=minibatch, components=components, threads=threads)
+    try:
+        summary = optimize(config, LMConfig(spec=lm, api_base=api_base), LMConfig(spec=reflection_lm,
+                           temperature=1.0, max_tokens=1024), out)
+    except (ValueError, RunDirError, LocalModelError, ImportError) as err:
+        console.print(f"[red]error:[/red] {err}")
+        raise typer.Exit(2) from err
+    console.print(f"val score: seed {summary['seed_val_score']:.3f} -> best {summary['best_val_score']:.3f} "
+                  f"after {summary['metric_calls']} metric calls")
+    if summary["test"]:
+        console.print((out / "comparison.md").read_text())
+    console.print(f"[green]wrote[/green] {out}/program.json, candidates.json, pareto.json, optimize_curve.png")
+
+
 @app.command("judge")
 def judge_command(
     out: Path = typer.Argument(..., help="A finished eval run directory."),

@@ -77,7 +77,8 @@ def _differences(old: dict, new: dict, prefix: str = "") -> list[str]:
     return names
 
 
-def _claim_run_dir(out: Path, config: dict) -> None:
+def claim_run_dir(out: Path, config: dict) -> None:
+    """Write ``config`` to ``out/config.json``, or refuse if ``out`` holds another config."""
     path = out / "config.json"
     if path.exists():
         previous = json.loads(path.read_text())
@@ -157,7 +158,7 @@ def evaluate(config: EvalConfig, lm_config: LMConfig, out: str | Path, *,
     streams = suite.streams(config.streams, seed=config.seed)
     run_config = {"eval": asdict(config), "lm": asdict(lm_config), "budget": budget,
                   "suite": suite.describe(), "agent_name": agent.name}
-    _claim_run_dir(out, run_config)
+    claim_run_dir(out, run_config)
     jobs = [("agent", agent, s) for s in streams]
     if config.baseline and agent.uses_memory:
         baseline = build_agent("no-memory")
