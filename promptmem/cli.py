@@ -109,6 +109,37 @@ def optimize_command(
     console.print(f"[green]wrote[/green] {out}/program.json, candidates.json, pareto.json, optimize_curve.png")
 
 
+@app.command("tune")
+def tune_command(
+    lm: str = typer.Option("local:qwen2.5-coder-0.5b", help="Task LM spec."),
+    reflection_lm: str = typer.Option("local:qwen2.5-coder-1.5b", help="Reflection LM spec (with --gepa-budget)."),
+    trials: int = typer.Option(8, min=1, help="Trials this worker runs (the shared study may hold more)."),
+    streams: int = typer.Option(2, min=1, help="Tuning streams per trial."),
+    tasks: int = typer.Option(16, min=3, help="Tasks per tuning stream."),
+    budgets: str = typer.Option("400,800,1600", help="Notes budgets (characters) to try."),
+    top_ks: str = typer.Option("0,4,8", help="Retrieval top-k to try (0: every note)."),
+    writers: str = typer.Option("ops,notes", help="Writer styles to try."),
+    gepa_budget: Optional[str] = typer.Option(None, help="Also run GEPA per trial with this budget, tuning its minibatch size."),
+    out: Path = typer.Option(Path("runs/tune"), help="Study directory (OUT/study.db); rerun or run in parallel to add trials."),
+) -> None:
+    """Search notes budget, retrieval top-k, writer style (and GEPA minibatch) with Optuna."""
+    from promptmem.evaluate import RunDirError
+    from promptmem.lm import LMConfig
+    from promptmem.local_models import LocalModelError
+    from promptmem.tune import TuneConfig, tune
+
+    ints = lambda text: tuple(int(x) for x in text.split(","))  # noqa: E731
+    config = TuneConfig(trials=trials, streams=streams, tasks=tasks, budgets=ints(budgets),
+                        top_ks=ints(top_ks), writers=tuple(writers.split(",")), gepa_budget=gepa_budget)
+    try:
+        best = tune(config, LMConfig(spec=lm), LMConfig(spec=reflection_lm, temperature=1.0,
+                                                        max_tokens=1024), out)
+    except (ValueError, RunDirError, LocalModelError, ImportError) as err:
+        console.print(f"[red]error:[/red] {err}")
+        raise typer.Exit(2) from err
+    console.print(f"best score {best['value']:.3f} with {best['params']} ({best['trials']} trials); wrote {out}/best.json")
+
+
 @app.command("judge")
 def judge_command(
     out: Path = typer.Argument(..., help="A finished eval run directory."),

@@ -80,6 +80,7 @@ def _differences(old: dict, new: dict, prefix: str = "") -> list[str]:
 def claim_run_dir(out: Path, config: dict) -> None:
     """Write ``config`` to ``out/config.json``, or refuse if ``out`` holds another config."""
     path = out / "config.json"
+    config = json.loads(json.dumps(config))  # compare as stored: tuples become lists
     if path.exists():
         previous = json.loads(path.read_text())
         if previous != config:

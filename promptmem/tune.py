@@ -1,0 +1,75 @@
+"""``tune``: Optuna searches the knobs around the prompts that GEPA does not touch —
+notes budget, retrieval top-k, writer style and (when GEPA runs per trial) its minibatch
+size — with the continual metric as the objective.
+
+The study lives in ``OUT/study.db`` (SQLite), so a killed study resumes and several
+workers can share it (run the same command in several shells). Each trial is an
+``evaluate`` run (after an ``optimize`` run when ``gepa_budget`` is set) under
+``OUT/trials/<n>/``; ``OUT/best.json`` holds the best trial.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from promptmem.evaluate import EvalConfig, claim_run_dir, evaluate
+from promptmem.lm import LMConfig, make_lm
+from promptmem.optimize import OptimizeConfig, optimize
+
+
+@dataclass(frozen=True)
+class TuneConfig:
+    """The search space and the evaluation each trial runs; written to ``config.json``."""
+
+    trials: int = 8  # trials this worker runs (the study may hold more)
+    streams: int = 2  # tuning streams per trial (held out from tests: seed below)
+    tasks: int = 16  # tasks per tuning stream
+    seed: int = 500  # tuning streams' generator seed
+    budgets: tuple[int, ...] = (400, 800, 1600)  # notes budgets (characters) to try
+    top_ks: tuple[int, ...] = (0, 4, 8)  # retrieval top-k to try (0: show every note)
+    writers: tuple[str, ...] = ("ops", "notes")  # writer styles to try
+    gepa_budget: str | None = None  # run GEPA per trial with this budget (None: seed prompts)
+    minibatches: tuple[int, ...] = (2, 3, 5)  # GEPA minibatch sizes to try (with gepa_budget)
+
+
+def _trial(trial, config: TuneConfig, lm_config: LMConfig, reflection: LMConfig, out: Path, lm) -> float:
+    import optuna
+
+    budget = trial.suggest_categorical("notes_budget", list(config.budgets))
+    top_k = trial.suggest_categorical("top_k", list(config.top_ks))
+    writer = trial.suggest_categorical("writer", list(config.writers))
+    agent, trial_dir = "seed", out / "trials" / str(trial.number)
+    if config.gepa_budget:
+        minibatch = trial.suggest_categorical("minibatch", list(config.minibatches))
+        optimize(OptimizeConfig(writer=writer, budget=config.gepa_budget, notes_budget=budget,
+                                minibatch=minibatch, test=0), lm_config, reflection,
+                 trial_dir / "optimize", lm=lm)
+        agent = str(trial_dir / "optimize" / "program.json")
+    report = evaluate(EvalConfig(agent=agent, writer=writer, streams=config.streams, tasks=config.tasks,
+                                 seed=config.seed, budget=budget, top_k=top_k or None, baseline=False),
+                      lm_config, trial_dir / "eval", lm=lm, show_progress=False)
+    trial.set_user_attr("tokens_per_task", report.agent.cost.prompt_tokens_per_task
+                        + report.agent.cost.completion_tokens_per_task)
+    if report.agent.questions == 0:
+        raise optuna.TrialPruned("no questions in the tuning streams")
+    return report.agent.score
+
+
+def tune(config: TuneConfig, lm_config: LMConfig, reflection: LMConfig, out: str | Path, *, lm=None) -> dict:
+    """Run ``config.trials`` trials of the shared study in ``out``; returns the best trial."""
+    import optuna
+
+    out = Path(out)
+    claim_run_dir(out, {"tune": asdict(config), "lm": asdict(lm_config), "reflection_lm": asdict(reflection)})
+    # unseeded sampler: resumed and parallel workers must not replay the same suggestions
+    study = optuna.create_study(study_name="promptmem-tune", storage=f"sqlite:///{out / 'study.db'}",
+                                direction="maximize", load_if_exists=True)
+    lm = lm or make_lm(lm_config)
+    study.optimize(lambda t: _trial(t, config, lm_config, reflection, out, lm), n_trials=config.trials,
+                   show_progress_bar=True)
+    best = {"value": study.best_value, "params": study.best_params, "trial": study.best_trial.number,
+            "trials": len(study.trials)}
+    (out / "best.json").write_text(json.dumps(best, indent=2))
+    return best
