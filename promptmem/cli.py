@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Optional
 
@@ -14,6 +15,20 @@ app = typer.Typer(
          "Start with `promptmem eval --streams 2` (embedded Qwen2.5-Coder-1.5B, offline).",
     no_args_is_help=True, add_completion=False)
 console = Console()
+
+
+@contextmanager
+def user_errors():
+    """Bad input, a refused run directory or a missing model: one red line and exit code 2
+    (malformed data files raise ValueError subclasses that name the line and field)."""
+    from promptmem.evaluate import RunDirError
+    from promptmem.local_models import LocalModelError
+
+    try:
+        yield
+    except (ValueError, RunDirError, LocalModelError, ImportError) as err:
+        console.print(f"[red]error:[/red] {err}")
+        raise typer.Exit(2) from err
 
 
 @app.command("eval")
@@ -41,9 +56,8 @@ def eval_command(
     Writes OUT/report.json, OUT/summary.md and OUT/learning_curve.png. Each finished
     stream is saved under OUT/streams/, so an interrupted run resumes where it stopped.
     """
-    from promptmem.evaluate import EvalConfig, RunDirError, evaluate
+    from promptmem.evaluate import EvalConfig, evaluate
     from promptmem.lm import LMConfig
-    from promptmem.local_models import LocalModelError
 
     config = EvalConfig(suite=suite, agent=agent, writer=writer, streams=streams, seed=seed,
                         tasks=tasks, budget=budget, data=str(data) if data else None,
@@ -51,10 +65,8 @@ def eval_command(
                         threads=threads, baseline=baseline, store=store, top_k=top_k)
     lm_config = LMConfig(spec=lm, api_base=api_base, max_tokens=max_tokens)
     try:
-        report = evaluate(config, lm_config, out)
-    except (ValueError, RunDirError, LocalModelError, ImportError) as err:  # incl. bad data files
-        console.print(f"[red]error:[/red] {err}")
-        raise typer.Exit(2) from err
+        with user_errors():
+            report = evaluate(config, lm_config, out)
     except KeyboardInterrupt:
         console.print(f"\n[yellow]interrupted.[/yellow] Finished streams are saved in {out}/streams; "
                       "rerun the same command to resume.")
@@ -88,20 +100,15 @@ def optimize_command(
     Writes OUT/program.json (use it with `promptmem eval --agent OUT/program.json`), every
     candidate, the Pareto frontier, the learning curve, and seed vs optimized on held-out streams.
     """
-    from promptmem.evaluate import RunDirError
     from promptmem.lm import LMConfig
-    from promptmem.local_models import LocalModelError
     from promptmem.optimize import OptimizeConfig, optimize
 
     config = OptimizeConfig(agent=agent, writer=writer, budget=budget, train=train, val=val, test=test,
                             window=window, test_tasks=test_tasks, seed=seed, notes_budget=notes_budget,
                             minibatch=minibatch, components=components, threads=threads)
-    try:
+    with user_errors():
         summary = optimize(config, LMConfig(spec=lm, api_base=api_base), LMConfig(spec=reflection_lm,
                            temperature=1.0, max_tokens=1024), out)
-    except (ValueError, RunDirError, LocalModelError, ImportError) as err:
-        console.print(f"[red]error:[/red] {err}")
-        raise typer.Exit(2) from err
     console.print(f"val score: seed {summary['seed_val_score']:.3f} -> best {summary['best_val_score']:.3f} "
                   f"after {summary['metric_calls']} metric calls")
     if summary["test"]:
@@ -123,20 +130,15 @@ def tune_command(
     out: Path = typer.Option(Path("runs/tune"), help="Study directory (OUT/study.db); rerun or run in parallel to add trials."),
 ) -> None:
     """Search notes budget, retrieval top-k, writer style (and GEPA minibatch) with Optuna."""
-    from promptmem.evaluate import RunDirError
     from promptmem.lm import LMConfig
-    from promptmem.local_models import LocalModelError
     from promptmem.tune import TuneConfig, tune
 
     ints = lambda text: tuple(int(x) for x in text.split(","))  # noqa: E731
     config = TuneConfig(trials=trials, streams=streams, tasks=tasks, budgets=ints(budgets),
                         top_ks=ints(top_ks), writers=tuple(writers.split(",")), gepa_budget=gepa_budget)
-    try:
+    with user_errors():
         best = tune(config, LMConfig(spec=lm), LMConfig(spec=reflection_lm, temperature=1.0,
                                                         max_tokens=1024), out)
-    except (ValueError, RunDirError, LocalModelError, ImportError) as err:
-        console.print(f"[red]error:[/red] {err}")
-        raise typer.Exit(2) from err
     console.print(f"best score {best['value']:.3f} with {best['params']} ({best['trials']} trials); wrote {out}/best.json")
 
 
@@ -149,14 +151,10 @@ def judge_command(
     """Add the LLM-judge score J (CORRECT/WRONG per answer) to a finished run: OUT/judge.json."""
     from promptmem.judge import judge_run
     from promptmem.lm import LMConfig, adapter_for, make_lm
-    from promptmem.local_models import LocalModelError
 
-    try:
+    with user_errors():
         report = judge_run(out, make_lm(LMConfig(spec=lm, api_base=api_base, max_tokens=32)),
                            adapter_for(lm))
-    except (ValueError, LocalModelError, ImportError) as err:
-        console.print(f"[red]error:[/red] {err}")
-        raise typer.Exit(2) from err
     console.print(f"J = {report['j']:.3f}; wrote {out}/judge.json")
 
 
