@@ -39,7 +39,7 @@ def main() -> None:
     config = OptimizeConfig(writer=args.writer, budget=args.budget, train=args.train, val=args.val,
                             test=args.test, window=args.window, test_tasks=args.test_tasks,
                             seed=args.seed, minibatch=2)
-    task, reflection = LMConfig(spec=args.lm), LMConfig(spec=args.reflection_lm, temperature=1.0, max_tokens=1024)
+    task, reflection = LMConfig(spec=args.lm), LMConfig(spec=args.reflection_lm, temperature=1.0, max_tokens=1024, context=8192)
     start = time.perf_counter()
     summary = optimize(config, task, reflection, args.out_run)
     result = {"benchmark": "optimize", "config": asdict(config), "lm": asdict(task),

@@ -108,7 +108,7 @@ def optimize_command(
                             minibatch=minibatch, components=components, threads=threads)
     with user_errors():
         summary = optimize(config, LMConfig(spec=lm, api_base=api_base), LMConfig(spec=reflection_lm,
-                           temperature=1.0, max_tokens=1024), out)
+                           temperature=1.0, max_tokens=1024, context=8192), out)
     console.print(f"val score: seed {summary['seed_val_score']:.3f} -> best {summary['best_val_score']:.3f} "
                   f"after {summary['metric_calls']} metric calls")
     if summary["test"]:
@@ -138,7 +138,7 @@ def tune_command(
                         top_ks=ints(top_ks), writers=tuple(writers.split(",")), gepa_budget=gepa_budget)
     with user_errors():
         best = tune(config, LMConfig(spec=lm), LMConfig(spec=reflection_lm, temperature=1.0,
-                                                        max_tokens=1024), out)
+                                                        max_tokens=1024, context=8192), out)
     console.print(f"best score {best['value']:.3f} with {best['params']} ({best['trials']} trials); wrote {out}/best.json")
 
 

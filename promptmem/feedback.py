@@ -26,9 +26,10 @@ class StreamFeedback:
     writer: list[str] = field(default_factory=list)
     actor: list[str] = field(default_factory=list)
 
-    def text(self, role: str | None = None) -> str:
+    def text(self, role: str | None = None, max_lines: int = 8) -> str:
         lines = {"writer": self.writer, "actor": self.actor}.get(role, self.writer + self.actor)
-        return "\n".join(lines) or "No problems found: every question was answered correctly."
+        more = [f"(and {len(lines) - max_lines} more like these)"] if len(lines) > max_lines else []
+        return "\n".join(lines[:max_lines] + more) or "No problems found: every question was answered correctly."
 
 
 def notes_timeline(result: StreamResult) -> list[dict[str, str]]:

@@ -72,3 +72,11 @@ def test_a_perfect_run_says_so():
     feedback = stream_feedback(result)
     assert feedback.score == 1.0 and feedback.writer == [] and feedback.actor == []
     assert feedback.text() == "No problems found: every question was answered correctly."
+
+
+def test_feedback_text_is_capped():
+    from promptmem.feedback import StreamFeedback
+
+    feedback = StreamFeedback(0.0, writer=[f"line {i}" for i in range(12)])
+    text = feedback.text("writer", max_lines=8)
+    assert text.splitlines()[-1] == "(and 4 more like these)" and "line 8" not in text
