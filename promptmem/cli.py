@@ -31,7 +31,15 @@ def user_errors():
         raise typer.Exit(2) from err
 
 
-@app.command("eval")
+EVAL_EXAMPLES = """[bold]Examples[/bold]\n
+  promptmem eval --streams 2 --tasks 12                        [dim]# seed agent, embedded 1.5B[/dim]\n
+  promptmem eval --agent append-raw --lm local:qwen2.5-coder-0.5b\n
+  promptmem eval --agent runs/opt/program.json                 [dim]# a GEPA-optimized program[/dim]\n
+  promptmem eval --suite jsonl --data mine.jsonl --lm openai/gpt-4.1-mini --threads 8\n
+  promptmem eval --suite locomo --data locomo10.json --store sqlite --top-k 8"""
+
+
+@app.command("eval", epilog=EVAL_EXAMPLES)
 def eval_command(
     suite: str = typer.Option("synthetic", help="Task suite: synthetic | jsonl | locomo (see `promptmem suites`)."),
     agent: str = typer.Option("seed", help="seed | no-memory | append-raw | full-context | PATH.json (a saved program)."),
