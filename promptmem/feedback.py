@@ -51,13 +51,15 @@ def notes_timeline(result: StreamResult) -> list[dict[str, str]]:
     return timeline
 
 
-def _mentions(text: str, *values: str) -> bool:
+def mentions(text: str, *values: str) -> bool:
+    """Whether ``text`` contains every value (case-insensitively)."""
     low = text.lower()
     return all(v.lower() in low for v in values)
 
 
-def _holding(notes: dict[str, str], *values: str) -> list[str]:
-    return [f"[{i}] {t}" for i, t in notes.items() if _mentions(t, *values)]
+def holding(notes: dict[str, str], *values: str) -> list[str]:
+    """The notes (as ``[id] text``) that mention every value."""
+    return [f"[{i}] {t}" for i, t in notes.items() if mentions(t, *values)]
 
 
 def _why_missing(result: StreamResult, upto: int, value: str) -> str:
@@ -76,7 +78,7 @@ def _question_feedback(result: StreamResult, record: TaskRecord, notes: dict[str
     meta, gold = record.meta, record.gold
     entity = meta.get("service", "")
     key = (entity,) if entity else ()
-    held = [g for g in gold if _holding(notes, g, *key)]
+    held = [g for g in gold if holding(notes, g, *key)]
     if record.score == 1.0:
         return
     if held:
@@ -90,7 +92,7 @@ def _question_feedback(result: StreamResult, record: TaskRecord, notes: dict[str
         if record.answer and stale.lower() in record.answer.lower():
             actor.append(f"{record.task_id}: you answered with the stale value {stale}; "
                          f"it changed to {gold[0]} in t{meta['updated_in'][-1]:02d}.")
-        for line in _holding(notes, stale, *key):
+        for line in holding(notes, stale, *key):
             writer.append(f"{record.task_id}: the notes still held the stale value {stale} "
                           f"({line}) after t{meta['updated_in'][-1]:02d} changed it to {gold[0]}.")
 
@@ -98,7 +100,7 @@ def _question_feedback(result: StreamResult, record: TaskRecord, notes: dict[str
 def _unused_notes(result: StreamResult, limit: int) -> list[str]:
     golds = [g for r in result.records if r.score is not None for g in r.gold]
     unused = [f"[{n['id']}] {n['text']}" for n in result.final_notes
-              if not any(_mentions(n["text"], g) for g in golds)]
+              if not any(mentions(n["text"], g) for g in golds)]
     if not unused:
         return []
     return [f"No question in this stream was answered by these notes: {'; '.join(unused[:limit])}"]
