@@ -2,7 +2,8 @@
 
 Accepted: a JSON list of ops, ``{"ops": [...]}``, a single op object, the same inside
 markdown fences or as a Python literal, or one op per line
-(``ADD <text>`` / ``UPDATE <id> <text>`` / ``DELETE <id>`` / ``NOOP``). Anything else
+(``ADD <text>`` / ``UPDATE <id> <text>`` / ``DELETE <id>`` / ``NOOP``), also several run
+together on one line. Anything else
 becomes an error string; an unknown note id is left for the store to reject.
 """
 
@@ -23,8 +24,11 @@ _SYNONYMS = {"ADD": "ADD", "INSERT": "ADD", "CREATE": "ADD", "APPEND": "ADD",
 _KIND_KEYS = ("op", "action", "type", "kind", "operation", "event")
 _ID_KEYS = ("id", "note_id", "target", "memory_id")
 _TEXT_KEYS = ("text", "content", "note", "value", "memory", "fact")
-_LINE = re.compile(r"^\s*(?:[-*•]|\d+[.)])?\s*([A-Za-z_-]+)\b[:\s]*(.*)$")
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s*")
+_LINE = re.compile(r"^\s*([A-Za-z_-]+)\b[:\s]*(.*)$")
 _ID = re.compile(r"^\[?(n?\d+)\]?[:\s]*(.*)$", re.DOTALL)
+# several ops run together on one line: "ADD a. UPDATE n2 b | DELETE n3" (upper-case keywords only)
+_INLINE_OP = re.compile(r"(?<=\S)\s*[.;|]?\s+(?=(?:ADD|UPDATE|DELETE|NOOP)\b)")
 
 
 @dataclass
@@ -85,7 +89,7 @@ def parse_ops(text: str) -> ParsedOps:
         data = next((data[k] for k in ("ops", "operations", "memory_ops") if k in data), [data])
     items = data if isinstance(data, list) else None
     if items is None:
-        items = body.splitlines()
+        items = [part for line in body.splitlines() for part in _INLINE_OP.split(_BULLET.sub("", line))]
     for item in items:
         if isinstance(item, dict):
             parsed = _op_from_dict(item)

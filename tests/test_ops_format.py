@@ -37,3 +37,10 @@ def test_garbage_is_an_error_never_an_exception(text, error):
 
 def test_normalize_id():
     assert [normalize_id(x) for x in (3, "3", "n3", "[n3]", None, " ")] == ["n3", "n3", "n3", "n3", None, None]
+
+
+def test_ops_run_together_on_one_line_are_split():
+    parsed = parse_ops("ADD geo-cache is in ap-south-1. UPDATE n2 Kwame owns payments-worker | DELETE n3; NOOP")
+    assert parsed.ops == [Op("ADD", "geo-cache is in ap-south-1"), Op("UPDATE", "Kwame owns payments-worker", "n2"),
+                          Op("DELETE", "", "n3"), Op("NOOP")]
+    assert parse_ops("ADD the update to billing-api is done").ops == [Op("ADD", "the update to billing-api is done")]
