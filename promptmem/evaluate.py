@@ -170,6 +170,6 @@ def evaluate(config: EvalConfig, lm_config: LMConfig, out: str | Path, *,
                         memory_factory(config, budget, out), out, threads, show_progress)
     base_results = results.get("no-memory") or (results["agent"] if not agent.uses_memory else None)
     report = build_report(results["agent"], base_results,
-                          getattr(suite, "breakdown_keys", ()), run_config)
+                          suite.breakdown_keys, run_config)
     write_report(report, out)
     return report

@@ -52,12 +52,16 @@ class Suite(Protocol):
 
     ``streams(n, seed)`` returns n streams (fewer only if the source holds fewer); the same
     arguments give the same streams. ``score`` must be pure. ``notes_budget`` is the
-    suite's recommended notes size in characters.
+    suite's recommended notes size in characters; reports break scores down by the task
+    ``meta`` keys in ``breakdown_keys``; ``describe()`` is the suite's config as JSON.
     """
 
     name: str
     notes_budget: int
+    breakdown_keys: tuple[str, ...]
 
     def streams(self, n: int, seed: int = 0) -> list[Stream]: ...
 
     def score(self, task: Task, answer: str) -> Outcome: ...
+
+    def describe(self) -> dict: ...

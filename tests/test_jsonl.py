@@ -57,3 +57,13 @@ def test_missing_and_empty_files(tmp_path):
         load_streams(tmp_path / "nope.jsonl")
     with pytest.raises(JsonlFormatError, match="holds no streams"):
         load_streams(write(tmp_path, ""))
+
+
+def test_every_suite_meets_the_protocol(tmp_path):
+    from promptmem.suites import LocomoSuite, SyntheticSuite
+    from promptmem.tasks import Suite
+
+    tiny_locomo = tmp_path / "l.json"
+    tiny_locomo.write_text(json.dumps([{"sample_id": "x", "conversation": {"session_1": []}, "qa": []}]))
+    for suite in (SyntheticSuite(), JsonlSuite(write(tmp_path, GOOD)), LocomoSuite(tiny_locomo)):
+        assert isinstance(suite, Suite) and json.dumps(suite.describe())

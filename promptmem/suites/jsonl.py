@@ -106,6 +106,7 @@ class JsonlSuite:
     """Streams from a user file, scored by each task's own scorer."""
 
     name = "jsonl"
+    breakdown_keys = ()
 
     def __init__(self, path: str | Path, budget: int = 800):
         self.path = Path(path)
