@@ -1,0 +1,28 @@
+"""Student registry: aliases resolve to local checkpoints; anything missing is a clear error."""
+
+import pytest
+
+from promptmem.distill.students import StudentNotFound, resolve_student
+
+
+def test_alias_resolves_to_the_newest_cached_snapshot(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
+    snapshot = tmp_path / "models--Qwen--Qwen3-0.6B" / "snapshots" / "abc123"
+    snapshot.mkdir(parents=True)
+    (snapshot / "config.json").write_text("{}")
+    assert resolve_student("qwen-0.6b") == snapshot
+    assert resolve_student("Qwen/Qwen3-0.6B") == snapshot
+    assert resolve_student(str(snapshot)) == snapshot
+
+
+def test_missing_weights_say_what_where_and_how(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
+    with pytest.raises(StudentNotFound) as err:
+        resolve_student("qwen-4b")
+    message = str(err.value)
+    assert "Qwen/Qwen3-4B-Instruct-2507" in message and str(tmp_path) in message
+    assert "huggingface-cli download Qwen/Qwen3-4B-Instruct-2507" in message
+    with pytest.raises(StudentNotFound, match="unknown student 'gpt-9'"):
+        resolve_student("gpt-9")
+    with pytest.raises(StudentNotFound, match="holds no config.json"):
+        resolve_student(str(tmp_path))
