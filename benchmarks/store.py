@@ -87,6 +87,16 @@ def main() -> None:
               "sqlite": sqlite3.sqlite_version, "ops_per_measure": args.ops,
               "queries": args.queries, "rows": rows}
     Path(args.out).write_text(json.dumps(result, indent=2))
+    print(markdown(rows))
+
+
+def markdown(rows: list[dict]) -> str:
+    lines = ["| store | notes | ADD ops/s | UPDATE ops/s | DELETE ops/s | retrieval p50 (ms) | p95 (ms) |",
+             "|---|---|---|---|---|---|---|"]
+    lines += [f"| {r['store']} | {r['notes']:,} | {r['add_ops_per_s']:,.0f} | {r['update_ops_per_s']:,.0f} | "
+              f"{r['delete_ops_per_s']:,.0f} | {r['retrieval_p50_ms']:.2f} | {r['retrieval_p95_ms']:.2f} |"
+              for r in rows]
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":
