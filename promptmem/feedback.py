@@ -11,9 +11,9 @@ was wrong, and when the answer was a stale value.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from statistics import mean
 from typing import Sequence
 
+from promptmem.metrics import stream_score
 from promptmem.runner import StreamResult, TaskRecord
 
 
@@ -75,12 +75,12 @@ def _why_missing(result: StreamResult, upto: int, value: str) -> str:
 
 def _question_feedback(result: StreamResult, record: TaskRecord, notes: dict[str, str],
                        writer: list[str], actor: list[str]) -> None:
+    if record.score == 1.0:
+        return
     meta, gold = record.meta, record.gold
     entity = meta.get("service", "")
     key = (entity,) if entity else ()
     held = [g for g in gold if holding(notes, g, *key)]
-    if record.score == 1.0:
-        return
     if held:
         actor.append(f"{record.task_id}: the notes held the answer ({held[0]}) but you answered "
                       f"{record.answer!r}.")
@@ -111,13 +111,9 @@ def stream_feedback(result: StreamResult, unused_limit: int = 3) -> StreamFeedba
     timeline = notes_timeline(result)
     writer: list[str] = []
     actor: list[str] = []
-    scores = []
     for record, notes in zip(result.records, timeline):
-        if record.score is None:
-            continue
-        if record.meta.get("headline", True):
-            scores.append(record.score)
-        _question_feedback(result, record, notes, writer, actor)
+        if record.score is not None:
+            _question_feedback(result, record, notes, writer, actor)
     writer += _unused_notes(result, unused_limit)
     writer += [f"{r.task_id}: the write failed: {r.write_error}" for r in result.records if r.write_error][:3]
-    return StreamFeedback(round(mean(scores), 4) if scores else 0.0, writer, actor)
+    return StreamFeedback(stream_score(result.records), writer, actor)

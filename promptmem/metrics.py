@@ -94,6 +94,11 @@ def _headline(records: Sequence[TaskRecord]) -> list[TaskRecord]:
     return [r for r in records if r.score is not None and r.meta.get("headline", True)]
 
 
+def stream_score(records: Sequence[TaskRecord]) -> float:
+    """One stream's continual score: the mean of its headline question scores."""
+    return _group_stats(_headline(records))["score"]
+
+
 def summarize(results: Sequence[StreamResult], breakdown_keys: Sequence[str] = ()) -> Summary:
     """The continual metric for one agent's stream results."""
     records = [r for result in results for r in result.records]
