@@ -33,7 +33,7 @@ CONDITIONS = [
 def run_condition(label, agent, writer, options, args, lm_config, lm) -> dict:
     config = EvalConfig(suite="locomo", data=args.data, agent=agent, writer=writer,
                         streams=args.conversations, budget=args.budget, threads=1,
-                        baseline=False, questions_at_end=args.questions_at_end,
+                        baseline=False, questions_at_end=args.questions_at_end, questions=args.questions,
                         store=options.get("store", "memory"),
                         top_k=args.top_k if options.get("retrieve") else None)
     out = Path(args.runs) / label.split()[0]
@@ -60,12 +60,15 @@ def main() -> None:
     parser.add_argument("--budget", type=int, default=2000, help="notes budget (chars) for every condition")
     parser.add_argument("--top-k", type=int, default=8, help="notes retrieved per question")
     parser.add_argument("--questions-at-end", action="store_true")
+    parser.add_argument("--questions", type=int, default=None,
+                        help="an evenly spaced sample of N questions per conversation (default: all)")
+    parser.add_argument("--threads", type=int, default=None, help="CPU threads for the local model (default: all)")
     parser.add_argument("--conditions", default=",".join(c[0].split()[0] for c in CONDITIONS),
                         help="comma-separated first words of the condition labels")
     parser.add_argument("--runs", default="runs/bench-locomo")
     parser.add_argument("--out", default="benchmarks/results/locomo.json")
     args = parser.parse_args()
-    lm_config = LMConfig(spec=args.model)
+    lm_config = LMConfig(spec=args.model, threads=args.threads)
     lm = make_lm(lm_config)
     wanted = set(args.conditions.split(","))
     start, rows = time.perf_counter(), []
@@ -75,7 +78,8 @@ def main() -> None:
             print(json.dumps({k: rows[-1][k] for k in ("condition", "f1", "bleu1", "em", "seconds_per_question")}))
     result = {"benchmark": "locomo", "data": args.data, "lm": asdict(lm_config),
               "conversations": args.conversations, "budget_chars": args.budget, "top_k": args.top_k,
-              "questions_at_end": args.questions_at_end, "headline": "categories 1-4 (adversarial apart)",
+              "questions_at_end": args.questions_at_end, "questions_per_conversation": args.questions,
+              "headline": "categories 1-4 (adversarial apart)",
               "wall_seconds": round(time.perf_counter() - start, 1), "rows": rows}
     Path(args.out).write_text(json.dumps(result, indent=2))
 

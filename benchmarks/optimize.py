@@ -33,13 +33,15 @@ def main() -> None:
     parser.add_argument("--window", type=int, default=8)
     parser.add_argument("--test-tasks", type=int, default=12)
     parser.add_argument("--seed", type=int, default=2000, help="held out: tests use seeds < 1000")
+    parser.add_argument("--threads", type=int, default=None, help="CPU threads per local model (default: all)")
     parser.add_argument("--out-run", default="runs/bench-optimize")
     parser.add_argument("--out", default="benchmarks/results/optimize.json")
     args = parser.parse_args()
     config = OptimizeConfig(writer=args.writer, budget=args.budget, train=args.train, val=args.val,
                             test=args.test, window=args.window, test_tasks=args.test_tasks,
                             seed=args.seed, minibatch=2)
-    task, reflection = LMConfig(spec=args.lm), LMConfig(spec=args.reflection_lm, temperature=1.0, max_tokens=1024, context=8192)
+    task = LMConfig(spec=args.lm, threads=args.threads)
+    reflection = LMConfig(spec=args.reflection_lm, temperature=1.0, max_tokens=1024, context=8192, threads=args.threads)
     start = time.perf_counter()
     summary = optimize(config, task, reflection, args.out_run)
     result = {"benchmark": "optimize", "config": asdict(config), "lm": asdict(task),

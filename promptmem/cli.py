@@ -52,6 +52,7 @@ def eval_command(
     budget: Optional[int] = typer.Option(None, min=1, help="Notes budget in characters (default: the suite's)."),
     data: Optional[Path] = typer.Option(None, help="jsonl: the streams file; locomo: the LoCoMo JSON (e.g. locomo10.json)."),
     questions_at_end: bool = typer.Option(False, help="locomo: ask every question after the last session (default: right after its evidence)."),
+    questions: Optional[int] = typer.Option(None, min=1, help="locomo: ask an evenly spaced sample of N questions per conversation (a cheaper run)."),
     threads: int = typer.Option(4, min=1, help="Streams run in parallel threads (hosted LMs; a local model serves one call at a time)."),
     store: str = typer.Option("memory", help="Notes store: memory (in-process) | sqlite (OUT/memory/*.db, inspect with `promptmem memory`)."),
     top_k: Optional[int] = typer.Option(None, min=1, help="Show the actor only the top-k notes matching the question (sqlite: FTS5/BM25; memory: word overlap)."),
@@ -69,7 +70,7 @@ def eval_command(
 
     config = EvalConfig(suite=suite, agent=agent, writer=writer, streams=streams, seed=seed,
                         tasks=tasks, budget=budget, data=str(data) if data else None,
-                        questions_at_end=questions_at_end,
+                        questions_at_end=questions_at_end, questions=questions,
                         threads=threads, baseline=baseline, store=store, top_k=top_k)
     lm_config = LMConfig(spec=lm, api_base=api_base, max_tokens=max_tokens)
     try:

@@ -42,6 +42,7 @@ class EvalConfig:
     budget: int | None = None  # notes budget in characters (default: the suite's)
     data: str | None = None  # jsonl, locomo: the data file
     questions_at_end: bool = False  # locomo: ask every question after the last session
+    questions: int | None = None  # locomo: an evenly spaced sample of N questions per conversation
     threads: int = 4  # streams run in parallel threads (1 for local models: one call at a time)
     store: str = "memory"  # memory (in-process) | sqlite (a file per stream under OUT/memory/)
     top_k: int | None = None  # the actor sees only the top-k notes matching the question
@@ -57,9 +58,10 @@ def make_eval_suite(config: EvalConfig) -> Suite:
     if config.suite in ("jsonl", "locomo"):
         if not config.data:
             raise ValueError(f"the {config.suite} suite needs --data PATH")
-        extra = {"questions_at_end": True} if config.questions_at_end else {}
+        extra = {key: value for key, value in (("questions_at_end", config.questions_at_end),
+                                                ("questions", config.questions)) if value}
         if extra and config.suite != "locomo":
-            raise ValueError("--questions-at-end applies to the locomo suite only")
+            raise ValueError(f"--{next(iter(extra)).replace('_', '-')} applies to the locomo suite only")
         return make_suite(config.suite, path=config.data, **extra)
     options = {"tasks": config.tasks} if config.tasks else {}
     return make_suite(config.suite, **options)

@@ -135,3 +135,10 @@ def test_llm_judge_scores_a_run_and_resumes(tmp_path):
     assert judge_run(tmp_path / "run", judge)["j"] == report["j"] and len(judge.history) == calls
     result = CliRunner().invoke(app, ["judge", str(tmp_path / "nothing"), "--lm", "openai/x"])
     assert result.exit_code == 2 and "no finished streams" in " ".join(result.output.split())
+
+
+def test_question_sample_is_evenly_spaced_and_keeps_every_session(tmp_path):
+    (stream,) = load_locomo(write(tmp_path, [TINY]), questions=2)
+    assert [t.id for t in stream.tasks] == ["s01", "q000", "s02", "q002"]
+    (everything,) = load_locomo(write(tmp_path, [TINY]), questions=10)
+    assert len(everything.tasks) == 6

@@ -75,8 +75,17 @@ def _qa_task(qa: Any, index: int, where: str, last_session: int) -> tuple[int, T
     return min(session, last_session), task
 
 
-def conversation_stream(raw: Any, index: int, questions_at_end: bool = False) -> Stream:
-    """One LoCoMo conversation as a stream (sessions, with questions after their evidence)."""
+def evenly_spaced(items: list, n: int | None) -> list:
+    """``n`` items spread evenly over the list, in order (all of them when n is None or >= len)."""
+    if n is None or n >= len(items):
+        return list(items)
+    return [items[i * len(items) // n] for i in range(n)]
+
+
+def conversation_stream(raw: Any, index: int, questions_at_end: bool = False,
+                        questions: int | None = None) -> Stream:
+    """One LoCoMo conversation as a stream (sessions, with questions after their evidence);
+    ``questions`` keeps an evenly spaced sample of that many QA items (file order)."""
     sample_id = raw.get("sample_id") if isinstance(raw, dict) else None
     where = f"conversation {sample_id or f'#{index}'}"
     if not isinstance(raw, dict):
@@ -85,7 +94,7 @@ def conversation_stream(raw: Any, index: int, questions_at_end: bool = False) ->
     if not isinstance(raw.get("qa"), list):
         _fail(f"{where}.qa", "missing or not a list")
     last = sessions[-1][0]
-    placed = [_qa_task(qa, i, where, last) for i, qa in enumerate(raw["qa"])]
+    placed = evenly_spaced([_qa_task(qa, i, where, last) for i, qa in enumerate(raw["qa"])], questions)
     tasks = []
     for n, text in sessions:
         tasks.append(Task(id=f"s{n:02d}", observation=text, question=None, meta={"session": n}))
@@ -96,7 +105,7 @@ def conversation_stream(raw: Any, index: int, questions_at_end: bool = False) ->
     return Stream(id=str(sample_id or f"locomo-{index}"), tasks=tuple(tasks))
 
 
-def load_locomo(path: str | Path, questions_at_end: bool = False) -> list[Stream]:
+def load_locomo(path: str | Path, questions_at_end: bool = False, questions: int | None = None) -> list[Stream]:
     """Every conversation in an official LoCoMo JSON file, or a ``LocomoFormatError``."""
     path = Path(path)
     try:
@@ -107,7 +116,7 @@ def load_locomo(path: str | Path, questions_at_end: bool = False) -> list[Stream
         raise LocomoFormatError(f"{path}: not valid JSON ({err.msg} at line {err.lineno})") from err
     if not isinstance(data, list) or not data:
         raise LocomoFormatError(f"{path}: expected a non-empty list of conversations")
-    return [conversation_stream(raw, i, questions_at_end) for i, raw in enumerate(data)]
+    return [conversation_stream(raw, i, questions_at_end, questions) for i, raw in enumerate(data)]
 
 
 class LocomoSuite:
@@ -116,9 +125,10 @@ class LocomoSuite:
     name = "locomo"
     breakdown_keys = ("category_name",)
 
-    def __init__(self, path: str | Path, questions_at_end: bool = False, budget: int = 2000):
-        self.path, self.questions_at_end = Path(path), questions_at_end
-        self._streams = load_locomo(self.path, questions_at_end)
+    def __init__(self, path: str | Path, questions_at_end: bool = False, budget: int = 2000,
+                 questions: int | None = None):
+        self.path, self.questions_at_end, self.questions = Path(path), questions_at_end, questions
+        self._streams = load_locomo(self.path, questions_at_end, questions)
         self.notes_budget = budget
 
     def streams(self, n: int, seed: int = 0) -> list[Stream]:
@@ -138,4 +148,4 @@ class LocomoSuite:
 
     def describe(self) -> dict:
         return {"name": self.name, "path": str(self.path), "questions_at_end": self.questions_at_end,
-                "budget": self.notes_budget}
+                "questions": self.questions, "budget": self.notes_budget}
