@@ -1,8 +1,10 @@
-"""Student models: aliases to checkpoints that must already be on this machine.
+"""Student models: aliases to checkpoints on this machine, or to the embedded GGUFs.
 
-``resolve_student`` turns an alias (``qwen-4b``) or a path into a local checkpoint
-directory. Nothing is ever downloaded: a missing checkpoint is a ``StudentNotFound`` that
-says what was looked for, where, and how to provide it.
+``resolve_student`` turns an alias (``qwen-4b``, ``qwen-0.5b``) or a path into a local
+checkpoint directory. Embedded aliases (``EMBEDDED``) are dequantized once from the
+verified GGUF into a transformers checkpoint under the promptmem cache. Nothing is ever
+downloaded: a missing checkpoint is a ``StudentNotFound`` that says what was looked for,
+where, and how to provide it.
 """
 
 from __future__ import annotations
@@ -14,6 +16,14 @@ STUDENTS = {
     "qwen-4b": "Qwen/Qwen3-4B-Instruct-2507",
     "qwen-1.7b": "Qwen/Qwen3-1.7B",
     "qwen-0.6b": "Qwen/Qwen3-0.6B",
+}
+
+
+# alias -> embedded GGUF (promptmem.local_models), dequantized to float32 on first use
+EMBEDDED = {
+    "qwen-0.5b": "qwen2.5-coder-0.5b",
+    "qwen-1.5b": "qwen2.5-coder-1.5b",
+    "smollm2-135m": "smollm2-135m",
 }
 
 
@@ -34,8 +44,33 @@ def _cached_snapshot(repo_id: str) -> Path | None:
     return found[-1].parent if found else None
 
 
+def dequantized(alias: str) -> Path:
+    """The transformers checkpoint of an ``EMBEDDED`` student, built from its GGUF once."""
+    from promptmem.local_models import cache_dir, model_path
+
+    out = cache_dir() / "students" / alias
+    if (out / "config.json").is_file():
+        return out
+    from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
+
+    gguf = model_path(EMBEDDED[alias])
+    loaded = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    config = AutoConfig.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    config.__dict__.pop("quantization_config", None)  # else save_pretrained refuses
+    model = AutoModelForCausalLM.from_config(config)
+    model.load_state_dict(loaded.state_dict())
+    tmp = out.with_name(out.name + ".partial")
+    model.save_pretrained(tmp)
+    AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name).save_pretrained(tmp)
+    tmp.rename(out)  # a half-written checkpoint is never mistaken for a finished one
+    return out
+
+
 def resolve_student(name_or_path: str) -> Path:
-    """The local checkpoint directory for an alias in ``STUDENTS``, a hub id, or a path."""
+    """The local checkpoint directory for an alias in ``EMBEDDED`` or ``STUDENTS``, a hub
+    id in the local cache, or a path."""
+    if name_or_path in EMBEDDED:
+        return dequantized(name_or_path)
     path = Path(name_or_path).expanduser()
     if path.is_dir():
         if not (path / "config.json").is_file():
@@ -43,7 +78,7 @@ def resolve_student(name_or_path: str) -> Path:
         return path
     repo_id = STUDENTS.get(name_or_path, name_or_path)
     if "/" not in repo_id:
-        raise StudentNotFound(f"unknown student {name_or_path!r}: use one of {', '.join(STUDENTS)}, "
+        raise StudentNotFound(f"unknown student {name_or_path!r}: use one of {', '.join([*EMBEDDED, *STUDENTS])}, "
                               "a Hugging Face id already in the local cache, or a checkpoint path")
     snapshot = _cached_snapshot(repo_id)
     if snapshot is None:

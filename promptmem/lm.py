@@ -1,7 +1,8 @@
 """LM specs -> DSPy LMs.
 
 ``local:<name>`` (or ``local`` for the default) runs an embedded GGUF in-process through
-llama-cpp-python, as a DSPy custom engine with JSON-schema-constrained output. Any other
+llama-cpp-python, as a DSPy custom engine with JSON-schema-constrained output. ``hf:PATH``
+runs a transformers checkpoint in-process (a distilled student; the ``distill`` extra). Any other
 string goes to ``dspy.LM`` unchanged (``openai/gpt-4.1-mini``, ``hosted_vllm/...`` with an
 ``api_base``, …).
 """
@@ -19,6 +20,7 @@ from dspy.lm15 import Message, Response, TextPart, Usage, response_to_events
 from promptmem.local_models import DEFAULT_LOCAL_MODEL, model_path
 
 LOCAL_PREFIX = "local"
+HF_PREFIX = "hf:"
 
 
 @dataclass(frozen=True)
@@ -40,7 +42,8 @@ def window_chars(config: LMConfig, prompt_overhead_tokens: int = 700, chars_per_
     return int((config.context - config.max_tokens - prompt_overhead_tokens) * chars_per_token)
 
 
-def _flatten(parts) -> str:
+def text_of(parts) -> str:
+    """The text of a DSPy message part list (or a plain string)."""
     if parts is None or isinstance(parts, str):
         return parts or ""
     return "".join(getattr(part, "text", "") or "" for part in parts)
@@ -68,7 +71,7 @@ class LlamaCppEngine:
         return self._llama
 
     def complete(self, request) -> Response:
-        messages = [{"role": "system", "content": _flatten(request.system)}] if request.system else []
+        messages = [{"role": "system", "content": text_of(request.system)}] if request.system else []
         messages += [{"role": m.role, "content": m.text or ""} for m in request.messages]
         config = request.config
         kwargs = {"temperature": config.temperature or 0.0, "max_tokens": config.max_tokens,
@@ -98,12 +101,18 @@ class LlamaCppEngine:
 
 
 def is_local(spec: str) -> bool:
-    return spec == LOCAL_PREFIX or spec.startswith(f"{LOCAL_PREFIX}:")
+    """The spec names a model that runs in this process (one call at a time)."""
+    return spec == LOCAL_PREFIX or spec.startswith((f"{LOCAL_PREFIX}:", HF_PREFIX))
 
 
 def make_lm(config: LMConfig) -> dspy.LM:
     """The DSPy LM for ``config.spec`` (uncached, so timings and token counts are real)."""
     common = {"temperature": config.temperature, "max_tokens": config.max_tokens, "cache": False}
+    if config.spec.startswith(HF_PREFIX):
+        from promptmem.distill.hf_engine import TransformersEngine  # the `distill` extra
+
+        engine = TransformersEngine(Path(config.spec[len(HF_PREFIX):]).expanduser(), threads=config.threads)
+        return dspy.LM(f"hf/{engine.path.name}", engine=engine, **common)
     if is_local(config.spec):
         name = config.spec.partition(":")[2] or DEFAULT_LOCAL_MODEL
         engine = LlamaCppEngine(model_path(name), context=config.context, threads=config.threads)
@@ -113,6 +122,6 @@ def make_lm(config: LMConfig) -> dspy.LM:
 
 
 def adapter_for(spec: str) -> dspy.Adapter:
-    """JSON with a schema for local models (the grammar guarantees parseable output);
-    DSPy's default chat format (with its JSON fallback) for everything else."""
+    """JSON for in-process models (a grammar guarantees parseable output from GGUFs, and
+    students learn the teacher's JSON); DSPy's chat format (with its JSON fallback) for the rest."""
     return dspy.JSONAdapter() if is_local(spec) else dspy.ChatAdapter()
