@@ -10,18 +10,20 @@
   belief); restating what the notes already held earns nothing. Exact from ground truth on
   ``synthetic``.
 
-Rewards are plain ``f(prompts, completions, **columns) -> list[float]`` for TRL.
+``RoleRewards`` is the TRL reward function (``f(prompts, completions, **columns)``) over
+trace rows; both roles re-use the agent's own parsing (adapter + ``Writer.to_write``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from statistics import mean
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Sequence
+
+from promptmem.programs.writers import Write
 
 from promptmem.feedback import holding
 from promptmem.memory import InMemoryStore, Note, Snapshot
-from promptmem.programs.ops_format import ParsedOps, parse_ops
 from promptmem.tasks import Suite, Task
 
 AnswerFn = Callable[[str, Task], str]  # (rendered notes, task) -> answer
@@ -39,24 +41,23 @@ class WriterState:
     baseline: float
 
 
-def memory_after(state: WriterState, parsed: ParsedOps) -> InMemoryStore:
-    """A fresh copy of the state's memory with the completion's ops applied."""
+def memory_after(state: WriterState, write: Write) -> InMemoryStore:
+    """A fresh copy of the state's memory with the write's ops applied."""
     memory = InMemoryStore(state.budget)
     memory.restore(state.snapshot)
-    memory.apply(parsed.ops, step=state.task.id)
+    memory.apply(write.ops, step=state.task.id)
     return memory
 
 
-def writer_credit(state: WriterState, ops_text: str | None, answer_fn: AnswerFn, suite: Suite,
+def writer_credit(state: WriterState, write: Write, answer_fn: AnswerFn, suite: Suite,
                   parse_penalty: float = 0.5) -> float:
     """Next-k score after this write, minus the recent-k baseline, minus ``parse_penalty``
-    when the ops do not parse (``ops_text`` None: the completion was not even readable)."""
-    parsed = parse_ops(ops_text) if ops_text is not None else ParsedOps(errors=["unreadable completion"])
-    memory = memory_after(state, parsed)
+    when the write was (partly) unusable (``write.error``)."""
+    memory = memory_after(state, write)
     questions = [t for t in state.next_tasks if t.is_question]
     score = mean(suite.score(t, answer_fn(memory.render(t.question), t)).score
                  for t in questions) if questions else state.baseline
-    return score - state.baseline - (parse_penalty if parsed.errors else 0.0)
+    return score - state.baseline - (parse_penalty if write.error else 0.0)
 
 
 def stated_key_facts(task: Task) -> list[tuple[str, str]]:
@@ -87,16 +88,3 @@ def actor_reward(score: float, before: Sequence[Note], after: Sequence[Note], ta
 def completion_text(completion) -> str:
     """TRL passes a string (plain prompts) or a list of chat messages (chat prompts)."""
     return completion if isinstance(completion, str) else completion[-1]["content"]
-
-
-def writer_reward(states: Mapping[str, WriterState], answer_fn: AnswerFn, suite: Suite,
-                  read_ops: Callable[[str], str | None], parse_penalty: float = 0.5):
-    """A TRL reward function over a dataset with a ``state_id`` column. ``read_ops`` turns
-    the raw completion into ops text (e.g. the adapter's parse of the writer's output
-    field), returning None when it cannot."""
-
-    def writer_credit_reward(prompts, completions, state_id, **_) -> list[float]:
-        return [writer_credit(states[sid], read_ops(completion_text(c)), answer_fn, suite, parse_penalty)
-                for c, sid in zip(completions, state_id)]
-
-    return writer_credit_reward

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import Protocol, Sequence
 
 import dspy
+from promptmem.programs.ops_format import parse_ops
 
 from promptmem.memory import EMPTY_NOTES, Note, Op, notes_size, render_notes
-from promptmem.programs.ops_format import parse_ops
 from promptmem.tasks import Outcome, Task
 
 
@@ -92,6 +92,8 @@ class NotesWriter(dspy.Module):
     """Whole-notes rewrite. An empty rewrite of non-empty notes is treated as a failed
     write (the notes are kept), since small models often return nothing by mistake."""
 
+    output_field = "new_notes"  # the predictor's output that ``to_write`` reads
+
     def __init__(self):
         super().__init__()
         self.predict = dspy.Predict(RewriteNotes)
@@ -100,6 +102,11 @@ class NotesWriter(dspy.Module):
         plain = "\n".join(note.text for note in notes) or EMPTY_NOTES
         raw = str(self.predict(notes=plain, limit=budget_line(notes, budget),
                                **task_inputs(task, answer, outcome)).new_notes)
+        return self.to_write(notes, raw)
+
+    @staticmethod
+    def to_write(notes, raw: str) -> Write:
+        """The write a raw ``new_notes`` output makes of ``notes``."""
         lines = note_lines(raw)
         if not lines and notes:
             return Write([Op("NOOP")], "empty rewrite ignored: the notes were kept", raw)
@@ -118,6 +125,8 @@ class EditNotes(WriterInputs):
 class OpsWriter(dspy.Module):
     """ADD/UPDATE/DELETE/NOOP ops; unparseable parts are reported in ``Write.error``."""
 
+    output_field = "operations"  # the predictor's output that ``to_write`` reads
+
     def __init__(self):
         super().__init__()
         self.predict = dspy.Predict(EditNotes)
@@ -125,5 +134,10 @@ class OpsWriter(dspy.Module):
     def forward(self, notes, task, answer, outcome, budget) -> Write:
         raw = str(self.predict(notes=render_notes(notes), limit=budget_line(notes, budget),
                                **task_inputs(task, answer, outcome)).operations)
+        return self.to_write(notes, raw)
+
+    @staticmethod
+    def to_write(notes, raw: str) -> Write:
+        """The write a raw ``operations`` output makes (``notes`` unused: ops name their ids)."""
         parsed = parse_ops(raw)
         return Write(parsed.ops, "; ".join(parsed.errors), raw)

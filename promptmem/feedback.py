@@ -11,7 +11,6 @@ was wrong, and when the answer was a stale value.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from promptmem.metrics import stream_score
 from promptmem.runner import StreamResult, TaskRecord

@@ -7,7 +7,7 @@ holds ``config.json``, GEPA's own log and checkpoint (``gepa/``: rerunning the s
 resumes there), ``program.json`` (loadable by ``promptmem eval --agent``),
 ``candidates.json`` (every candidate's instructions, parents and val score),
 ``pareto.json``, ``optimize_curve.png`` (best val score vs metric calls) and
-``comparison.json`` / ``comparison.md`` (seed vs optimized on held-out full-length streams).
+``comparison.json`` / ``.md`` / ``.png`` (seed vs optimized on held-out full-length streams).
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from pathlib import Path
 
 import dspy
 
-from promptmem.evaluate import EvalConfig, claim_run_dir, evaluate
+from promptmem.comparison import Entry, compare
+from promptmem.evaluate import EvalConfig, claim_run_dir
 from promptmem.feedback import stream_feedback
 from promptmem.lm import LMConfig, adapter_for, is_local, make_lm
 from promptmem.programs.agent import MemoryAgent, resolve_agent, save_agent
@@ -124,22 +125,11 @@ def _plot_curve(results, out: Path) -> None:
 
 
 def _compare(config: OptimizeConfig, lm_config: LMConfig, out: Path, lm) -> dict:
-    rows = {}
-    for label, agent in (("seed", config.agent), ("optimized", str(out / "program.json"))):
-        eval_config = EvalConfig(suite=config.suite, agent=agent, writer=config.writer,
-                                 streams=config.test, seed=config.seed + 2, tasks=config.test_tasks,
-                                 budget=config.notes_budget, threads=config.threads)
-        report = evaluate(eval_config, lm_config, out / "test" / label, lm=lm)
-        rows[label] = {"score": report.agent.score, "memory_gain": report.memory_gain,
-                       "tokens_per_task": report.agent.cost.prompt_tokens_per_task
-                       + report.agent.cost.completion_tokens_per_task,
-                       "seconds_per_task": report.agent.cost.seconds_per_task}
-    (out / "comparison.json").write_text(json.dumps(rows, indent=2))
-    lines = ["| program | score | memory gain | tokens/task | s/task |", "|---|---|---|---|---|"]
-    lines += [f"| {k} | {v['score']:.3f} | {v['memory_gain']:+.3f} | {v['tokens_per_task']:.0f} | "
-              f"{v['seconds_per_task']:.1f} |" for k, v in rows.items()]
-    (out / "comparison.md").write_text("\n".join(lines) + "\n")
-    return rows
+    entries = [Entry(label, EvalConfig(suite=config.suite, agent=agent, writer=config.writer,
+                                       streams=config.test, seed=config.seed + 2, tasks=config.test_tasks,
+                                       budget=config.notes_budget, threads=config.threads), lm_config, lm)
+               for label, agent in (("seed", config.agent), ("optimized", str(out / "program.json")))]
+    return compare(entries, out, runs=out / "test")
 
 
 def _examples(streams: list[Stream]) -> list[dspy.Example]:

@@ -4,9 +4,9 @@ import re
 
 import pytest
 
-from promptmem.distill.rewards import (WriterState, actor_reward, discovery, writer_credit,
-                                       writer_reward)
+from promptmem.distill.rewards import WriterState, actor_reward, discovery, writer_credit
 from promptmem.memory import InMemoryStore, Note, Op
+from promptmem.programs.writers import OpsWriter, Write
 from promptmem.suites import SyntheticSuite
 from promptmem.suites.synthetic import KEY_KINDS
 
@@ -19,6 +19,10 @@ def oracle_actor(notes: str, task) -> str:
     found = [v for line in notes.splitlines() if service in line
              for v in re.findall(KEY_KINDS[kind].pattern, line)]
     return found[-1] if found else "unknown"
+
+
+def ops(text: str) -> Write:
+    return OpsWriter.to_write([], text)
 
 
 @pytest.fixture(scope="module")
@@ -35,28 +39,20 @@ def state_and_fact():
 
 def test_storing_the_needed_fact_beats_noop_and_garbage_is_penalized(state_and_fact):
     state, fact = state_and_fact
-    store = writer_credit(state, f"ADD {fact}", oracle_actor, SUITE)
-    noop = writer_credit(state, "NOOP", oracle_actor, SUITE)
-    garbage = writer_credit(state, "please remember things", oracle_actor, SUITE)
+    store = writer_credit(state, ops(f"ADD {fact}"), oracle_actor, SUITE)
+    noop = writer_credit(state, ops("NOOP"), oracle_actor, SUITE)
+    garbage = writer_credit(state, ops("please remember things"), oracle_actor, SUITE)
     assert store > noop
     assert garbage == pytest.approx(noop - 0.5)
-    assert writer_credit(state, None, oracle_actor, SUITE) == pytest.approx(noop - 0.5)
+    assert writer_credit(state, Write(error="unreadable"), oracle_actor, SUITE) == pytest.approx(noop - 0.5)
 
 
 def test_every_completion_of_a_group_starts_from_the_same_snapshot(state_and_fact):
     state, fact = state_and_fact
-    first = writer_credit(state, f"ADD {fact}", oracle_actor, SUITE)
-    writer_credit(state, "DELETE n1\nADD something else", oracle_actor, SUITE)
-    assert writer_credit(state, f"ADD {fact}", oracle_actor, SUITE) == first  # nothing leaked
+    first = writer_credit(state, ops(f"ADD {fact}"), oracle_actor, SUITE)
+    writer_credit(state, ops("DELETE n1\nADD something else"), oracle_actor, SUITE)
+    assert writer_credit(state, ops(f"ADD {fact}"), oracle_actor, SUITE) == first  # nothing leaked
     assert [n.text for n in state.snapshot.notes] == ["Omar drinks tea"]
-
-
-def test_trl_reward_function_shape(state_and_fact):
-    state, fact = state_and_fact
-    reward = writer_reward({"s1": state}, oracle_actor, SUITE, read_ops=lambda text: text)
-    chat = [[{"role": "assistant", "content": f"ADD {fact}"}], [{"role": "assistant", "content": "NOOP"}]]
-    values = reward(prompts=[None, None], completions=chat, state_id=["s1", "s1"])
-    assert values[0] > values[1] and len(values) == 2
 
 
 def test_discovery_counts_additions_and_corrections_not_paraphrase():

@@ -1,0 +1,86 @@
+"""The GRPO reward over teacher trace rows: one function, two roles.
+
+- writer rows: ``writer_credit`` of the sampled write, re-rolled with the reward LM's actor
+  over the next ``horizon`` questions, from the row's memory snapshot;
+- actor rows: the sampled answer's score + ``discovery_weight`` × discovery of the write
+  the reward LM's writer makes after that answer.
+
+Completions are read with the agent's own adapter and ``Writer.to_write``, exactly as the
+pipeline reads its LM; an unreadable completion earns a ``parse_penalty``.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import dspy
+from promptmem.distill.rewards import (
+    actor_reward,
+    completion_text,
+    memory_after,
+    writer_credit,
+)
+from promptmem.distill.traces import TraceRow, writer_state
+from promptmem.programs.writers import Write
+
+from promptmem.tasks import Stream, Suite, Task
+
+
+class RoleRewards:
+    """A TRL reward function over a dataset whose ``row`` column indexes ``rows``."""
+
+    __name__ = "role_reward"  # TRL logs each reward function under its name
+
+    def __init__(self, agent, rows: Sequence[TraceRow], streams: Sequence[Stream], suite: Suite,
+                 lm: dspy.BaseLM, adapter: dspy.Adapter, *, horizon: int = 3,
+                 discovery_weight: float = 0.5, parse_penalty: float = 0.5):
+        if any(r.role == "writer" for r in rows) and not hasattr(agent.writer, "to_write"):
+            raise ValueError(f"GRPO writer credit needs a one-call writer (ops or notes), not "
+                             f"{type(agent.writer).__name__}")
+        self.agent, self.rows, self.suite, self.lm, self.adapter = agent, list(rows), suite, lm, adapter
+        self.streams = {stream.id: stream for stream in streams}
+        self.signatures = {name: p.signature for name, p in agent.named_predictors()}
+        self.horizon, self.discovery_weight, self.parse_penalty = horizon, discovery_weight, parse_penalty
+
+    def __call__(self, prompts, completions, row, **_) -> list[float]:
+        return [self.reward(self.rows[i], completion_text(c)) for c, i in zip(completions, row)]
+
+    def reward(self, row: TraceRow, text: str) -> float:
+        """The reward of one completion for one trace row."""
+        try:
+            fields = self.adapter.parse(self.signatures[row.predictor], text)
+        except Exception:  # noqa: BLE001 - any unreadable completion is the policy's fault
+            fields = None
+        with dspy.context(lm=self.lm, adapter=self.adapter):
+            if row.role == "writer":
+                return self._writer_reward(row, fields)
+            return self._actor_reward(row, fields)
+
+    def _writer_reward(self, row: TraceRow, fields: dict | None) -> float:
+        state = writer_state(row, self.streams[row.stream_id], self.horizon)
+        writer = self.agent.writer
+        raw = (fields or {}).get(writer.output_field)
+        write = writer.to_write(state.snapshot.notes, str(raw)) if raw is not None \
+            else Write(error="unreadable completion")
+        return writer_credit(state, write, self._answer, self.suite, self.parse_penalty)
+
+    def _answer(self, notes: str, task: Task) -> str:
+        try:
+            return self.agent.actor(notes=notes, observation=task.observation, question=task.question)
+        except Exception:  # noqa: BLE001 - a failed re-rollout answer scores like a wrong one
+            return ""
+
+    def _actor_reward(self, row: TraceRow, fields: dict | None) -> float:
+        if not fields or "answer" not in fields:
+            return -self.parse_penalty
+        state = writer_state(row, self.streams[row.stream_id], self.horizon)
+        answer = str(fields["answer"]).strip()
+        outcome = self.suite.score(state.task, answer)
+        if not self.discovery_weight or self.agent.writer is None:
+            return outcome.score
+        try:
+            write = self.agent.writer(list(state.snapshot.notes), state.task, answer, outcome, state.budget)
+        except Exception:  # noqa: BLE001 - no write, no discovery
+            write = Write()
+        after = memory_after(state, write).notes()
+        return actor_reward(outcome.score, state.snapshot.notes, after, state.task, self.discovery_weight)

@@ -1,0 +1,136 @@
+"""Teacher traces: every actor and writer call of a pipeline run over streams, as chat rows.
+
+One row per predictor call: its role, where in which stream it happened, the chat prompt
+and the completion exactly as an adapter formats them (the student is trained and run with
+that same adapter), the task's score, and — for writer rows — the memory state the prompt
+was rendered from (notes, budget, recent-k baseline), so GRPO can re-roll the write.
+Rows are JSON lines, one file per stream, written when the stream ends (resumable).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from statistics import mean
+from typing import Callable
+
+import dspy
+from promptmem.distill.rewards import WriterState
+
+from promptmem.memory import InMemoryStore, Note, Snapshot
+from promptmem.optimize import role_of
+from promptmem.runner import run_task
+from promptmem.tasks import Stream, Suite
+
+TRACE_FORMAT = "promptmem.traces/1"
+
+
+@dataclass(frozen=True)
+class TraceRow:
+    """One predictor call of the teacher pipeline (see the module docstring)."""
+
+    role: str  # actor | writer
+    predictor: str  # the predictor's name in the agent, e.g. "writer.predict"
+    stream_id: str
+    position: int  # the task's index in its stream
+    prompt: list[dict]  # chat messages before the completion (system, user)
+    completion: str  # the assistant message
+    score: float | None  # the task's score (None on observe-only tasks)
+    write_error: str  # why the teacher's write was unusable ("" when it was fine)
+    notes: list[list[str]]  # writer rows: [id, text] of the notes the write started from
+    next_id: int  # writer rows: the store's next note id
+    budget: int  # the notes budget in characters
+    baseline: float  # writer rows: mean score of the previous k questions (RIME's recent-k)
+
+    def to_json(self) -> dict:
+        return {"format": TRACE_FORMAT, **asdict(self)}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "TraceRow":
+        if data.get("format") != TRACE_FORMAT:
+            raise ValueError(f"not a {TRACE_FORMAT} row (format={data.get('format')!r})")
+        return cls(**{k: v for k, v in data.items() if k != "format"})
+
+
+def recent_baseline(scores: list[float], k: int) -> float:
+    """Mean of the last k question scores (0 before the first question)."""
+    return mean(scores[-k:]) if scores else 0.0
+
+
+def next_questions_window(stream: Stream, position: int, k: int) -> tuple:
+    """The tasks after ``position`` up to and including the k-th question."""
+    window, questions = [], 0
+    for task in stream.tasks[position + 1:]:
+        window.append(task)
+        questions += task.is_question
+        if questions == k:
+            break
+    return tuple(window)
+
+
+def writer_state(row: TraceRow, stream: Stream, horizon: int) -> WriterState:
+    """The ``WriterState`` a writer row's prompt was rendered from."""
+    snapshot = Snapshot(tuple(Note(i, t) for i, t in row.notes), row.next_id, 0)
+    return WriterState(snapshot, budget=row.budget, task=stream.tasks[row.position],
+                       next_tasks=next_questions_window(stream, row.position, horizon),
+                       baseline=row.baseline)
+
+
+def trace_stream(agent, stream: Stream, suite: Suite, budget: int, adapter: dspy.Adapter,
+                 horizon: int = 3) -> list[TraceRow]:
+    """Run ``agent`` over ``stream`` (under the caller's LM) and return its calls as rows."""
+    names = {id(predictor): name for name, predictor in agent.named_predictors()}
+    memory, scores, rows = InMemoryStore(budget), [], []
+    for position, task in enumerate(stream.tasks):
+        snapshot = memory.snapshot()
+        with dspy.context(trace=[]):
+            record = run_task(agent, task, position, suite, memory)
+            calls = list(dspy.settings.trace)
+        for predictor, inputs, outputs in calls:
+            name = names.get(id(predictor), "")
+            prompt = adapter.format(predictor.signature, predictor.demos, inputs)
+            completion = adapter.format_assistant_message_content(predictor.signature, outputs.toDict())
+            rows.append(TraceRow(
+                role=role_of(name) or name, predictor=name, stream_id=stream.id, position=position,
+                prompt=prompt, completion=completion, score=record.score,
+                write_error=record.write_error, notes=[[n.id, n.text] for n in snapshot.notes],
+                next_id=snapshot.next_id, budget=budget, baseline=recent_baseline(scores, horizon)))
+        if record.score is not None:
+            scores.append(record.score)
+    return rows
+
+
+def export_traces(agent, streams: list[Stream], suite: Suite, lm: dspy.BaseLM, budget: int,
+                  adapter: dspy.Adapter, out: str | Path, *, horizon: int = 3,
+                  run_adapter: dspy.Adapter | None = None,
+                  on_stream: Callable[[str], None] | None = None) -> list[TraceRow]:
+    """Trace every stream into ``out/<stream>.jsonl`` (streams already there are read, not
+    rerun) and return all rows. ``adapter`` formats the rows (the student's format);
+    ``run_adapter`` runs the teacher (default: the same)."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for stream in streams:
+        path = out / f"{stream.id}.jsonl"
+        if not path.is_file():
+            with dspy.context(lm=lm, adapter=run_adapter or adapter):
+                traced = trace_stream(agent, stream, suite, budget, adapter, horizon)
+            tmp = path.with_suffix(".partial")
+            tmp.write_text("".join(json.dumps(r.to_json()) + "\n" for r in traced))
+            tmp.rename(path)
+        rows += read_traces(path)
+        if on_stream:
+            on_stream(stream.id)
+    return rows
+
+
+def read_traces(path: str | Path) -> list[TraceRow]:
+    """Rows of a traces file; a malformed line is a ValueError naming the file and line."""
+    rows = []
+    for number, line in enumerate(Path(path).read_text().splitlines(), 1):
+        try:
+            rows.append(TraceRow.from_json(json.loads(line)))
+        except (json.JSONDecodeError, TypeError, ValueError) as err:
+            raise ValueError(f"{path}:{number}: not a trace row ({err})") from err
+    return rows

@@ -1,0 +1,122 @@
+"""SFT and GRPO on trace rows with TRL, on CPU or GPU; every stage resumes and ends in a
+plain transformers checkpoint (LoRA merged) that ``hf:PATH`` can serve.
+
+GPU: bf16, and GRPO generation with vLLM (``vllm="colocate"`` in-process, or ``"server"``
+against ``trl vllm-serve``); multi-GPU / multi-node through ``accelerate launch``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+from promptmem.distill.traces import TraceRow
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Training knobs shared by the SFT and GRPO stages (written to the run directory)."""
+
+    sft_epochs: float = 2.0
+    sft_lr: float = 2e-4
+    batch_size: int = 4
+    max_length: int = 2048  # tokens per SFT example (prompt + completion)
+    lora: bool = True  # LoRA adapters (merged at the end) instead of full fine-tuning
+    lora_r: int = 16
+    grpo_steps: int = 20
+    grpo_lr: float = 5e-6
+    generations: int = 4  # completions per prompt (the GRPO group)
+    max_completion_tokens: int = 128
+    temperature: float = 1.0
+    beta: float = 0.0  # KL weight (0: no reference model, as in recent GRPO practice)
+    vllm: str | None = None  # GPU only: colocate | server
+    save_steps: int = 10
+    seed: int = 0
+
+
+def _device_args() -> dict:
+    import torch
+
+    gpu = torch.cuda.is_available()
+    return {"use_cpu": not gpu, "bf16": gpu}
+
+
+def _common_args(config: TrainConfig, out: Path) -> dict:
+    return {"output_dir": str(out / "checkpoints"), "logging_steps": 1, "save_steps": config.save_steps,
+            "save_total_limit": 1, "report_to": "none", "seed": config.seed, "disable_tqdm": False,
+            **_device_args()}
+
+
+def _peft(config: TrainConfig):
+    if not config.lora:
+        return None
+    from peft import LoraConfig
+
+    return LoraConfig(r=config.lora_r, lora_alpha=2 * config.lora_r, lora_dropout=0.0,
+                      target_modules="all-linear", task_type="CAUSAL_LM")
+
+
+def _train_and_save(trainer, out: Path) -> Path:
+    """Train (from the last checkpoint if one exists), save the merged model to out/model,
+    and the log history (loss, reward per step) to out/log.json."""
+    from transformers.trainer_utils import get_last_checkpoint
+
+    checkpoints = out / "checkpoints"
+    resume = get_last_checkpoint(str(checkpoints)) if checkpoints.is_dir() else None
+    trainer.train(resume_from_checkpoint=resume)
+    model = trainer.model
+    if hasattr(model, "merge_and_unload"):
+        model = model.merge_and_unload()
+    tmp = out / "model.partial"
+    model.save_pretrained(tmp)
+    trainer.processing_class.save_pretrained(tmp)
+    (out / "log.json").write_text(json.dumps(trainer.state.log_history, indent=1))
+    tmp.rename(out / "model")
+    return out / "model"
+
+
+def sft(student: Path, rows: Sequence[TraceRow], out: str | Path, config: TrainConfig) -> Path:
+    """Supervised fine-tuning on the rows' (prompt, completion) pairs, loss on completions
+    only; returns the merged checkpoint (already there: returned without training)."""
+    out = Path(out)
+    if (out / "model" / "config.json").is_file():
+        return out / "model"
+    from datasets import Dataset
+    from trl import SFTConfig, SFTTrainer
+
+    data = Dataset.from_list([{"prompt": r.prompt, "completion": [{"role": "assistant", "content": r.completion}]}
+                              for r in rows])
+    args = SFTConfig(num_train_epochs=config.sft_epochs, learning_rate=config.sft_lr,
+                     per_device_train_batch_size=config.batch_size, max_length=config.max_length,
+                     completion_only_loss=True, **_common_args(config, out))
+    trainer = SFTTrainer(model=str(student), args=args, train_dataset=data, peft_config=_peft(config))
+    return _train_and_save(trainer, out)
+
+
+def grpo(model: Path, rows: Sequence[TraceRow], reward: Callable, out: str | Path,
+         config: TrainConfig) -> Path:
+    """GRPO on the rows' prompts with ``reward`` (a TRL reward function reading the ``row``
+    column); returns the merged checkpoint (already there: returned without training)."""
+    out = Path(out)
+    if (out / "model" / "config.json").is_file():
+        return out / "model"
+    from datasets import Dataset
+    from trl import GRPOConfig, GRPOTrainer
+
+    data = Dataset.from_list([{"prompt": r.prompt, "row": i} for i, r in enumerate(rows)])
+    vllm = {"use_vllm": True, "vllm_mode": config.vllm} if config.vllm else {}
+    args = GRPOConfig(max_steps=config.grpo_steps, learning_rate=config.grpo_lr,
+                      num_generations=config.generations, per_device_train_batch_size=config.generations,
+                      max_completion_length=config.max_completion_tokens, temperature=config.temperature,
+                      beta=config.beta, **vllm, **_common_args(config, out))
+    trainer = GRPOTrainer(model=str(model), reward_funcs=[reward], args=args, train_dataset=data,
+                          peft_config=_peft(config))
+    return _train_and_save(trainer, out)
+
+
+def reward_curve(log_history: list[dict]) -> list[dict]:
+    """(step, mean reward, reward std) of each logged GRPO step."""
+    return [{"step": e["step"], "reward": e["reward"], "reward_std": e.get("reward_std", 0.0)}
+            for e in log_history if "reward" in e and "step" in e]

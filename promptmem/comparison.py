@@ -1,0 +1,75 @@
+"""Side-by-side evaluation of several programs (or models) on the same held-out streams.
+
+Each entry is a resumable ``evaluate`` run under ``runs/<label>``; the comparison is written
+as ``comparison.json``, ``comparison.md`` and ``comparison.png`` in ``out``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import dspy
+
+from promptmem.evaluate import EvalConfig, evaluate
+from promptmem.lm import LMConfig
+from promptmem.metrics import Report
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One row of a comparison: what to run, with which LM (``lm``: an already built one)."""
+
+    label: str
+    config: EvalConfig
+    lm_config: LMConfig
+    lm: dspy.BaseLM | None = None
+
+
+def row_of(report: Report) -> dict:
+    cost = report.agent.cost
+    return {"score": report.agent.score, "memory_gain": report.memory_gain,
+            "tokens_per_task": cost.prompt_tokens_per_task + cost.completion_tokens_per_task,
+            "seconds_per_task": cost.seconds_per_task}
+
+
+def markdown_table(rows: dict[str, dict], first: str = "program") -> str:
+    lines = [f"| {first} | score | memory gain | tokens/task | s/task |", "|---|---|---|---|---|"]
+    lines += [f"| {k} | {v['score']:.3f} | {v['memory_gain']:+.3f} | {v['tokens_per_task']:.0f} | "
+              f"{v['seconds_per_task']:.1f} |" for k, v in rows.items()]
+    return "\n".join(lines) + "\n"
+
+
+def plot_comparison(rows: dict[str, dict], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    labels = list(rows)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(4 + 1.2 * len(labels), 3.2))
+    left.bar(labels, [rows[k]["score"] for k in labels], color="tab:blue")
+    left.set_title("held-out score")
+    left.set_ylim(0, 1)
+    right.bar(labels, [rows[k]["seconds_per_task"] for k in labels], color="tab:gray")
+    right.set_title("seconds per task")
+    for axis in (left, right):
+        axis.tick_params(axis="x", rotation=30)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def compare(entries: Sequence[Entry], out: str | Path, runs: str | Path | None = None,
+            first: str = "program") -> dict[str, dict]:
+    """Evaluate every entry (resuming finished ones; runs under ``runs``, default ``out``)
+    and write the comparison files."""
+    out = Path(out)
+    runs = Path(runs) if runs else out
+    rows = {e.label: row_of(evaluate(e.config, e.lm_config, runs / e.label, lm=e.lm)) for e in entries}
+    (out / "comparison.json").write_text(json.dumps(rows, indent=2))
+    (out / "comparison.md").write_text(markdown_table(rows, first))
+    plot_comparison(rows, out / "comparison.png")
+    return rows
