@@ -6,11 +6,14 @@
   the reward LM's writer makes after that answer.
 
 Completions are read with the agent's own adapter and ``Writer.to_write``, exactly as the
-pipeline reads its LM; an unreadable completion earns a ``parse_penalty``.
+pipeline reads its LM; an unreadable completion earns a ``parse_penalty``. ``format_reward``
+is the usual shaping term next to it: 1 for a readable completion, else its similarity to
+the role's empty output skeleton, so a student still learning the format gets a gradient.
 """
 
 from __future__ import annotations
 
+from difflib import SequenceMatcher
 from typing import Sequence
 
 import dspy
@@ -45,12 +48,28 @@ class RoleRewards:
     def __call__(self, prompts, completions, row, **_) -> list[float]:
         return [self.reward(self.rows[i], completion_text(c)) for c, i in zip(completions, row)]
 
+    def format_reward(self, prompts, completions, row, **_) -> list[float]:
+        """1 for a completion the adapter reads, else its similarity (difflib ratio) to the
+        adapter's rendering of the predictor's output fields with empty values."""
+        return [self._format_score(self.rows[i], completion_text(c)) for c, i in zip(completions, row)]
+
+    def _format_score(self, row: TraceRow, text: str) -> float:
+        signature = self.signatures[row.predictor]
+        if self._parse(row, text) is not None:
+            return 1.0
+        skeleton = self.adapter.format_assistant_message_content(
+            signature, {name: "" for name in signature.output_fields})
+        return SequenceMatcher(None, text, skeleton).ratio()
+
+    def _parse(self, row: TraceRow, text: str) -> dict | None:
+        try:
+            return self.adapter.parse(self.signatures[row.predictor], text)
+        except Exception:  # noqa: BLE001 - any unreadable completion is the policy's fault
+            return None
+
     def reward(self, row: TraceRow, text: str) -> float:
         """The reward of one completion for one trace row."""
-        try:
-            fields = self.adapter.parse(self.signatures[row.predictor], text)
-        except Exception:  # noqa: BLE001 - any unreadable completion is the policy's fault
-            fields = None
+        fields = self._parse(row, text)
         with dspy.context(lm=self.lm, adapter=self.adapter):
             if row.role == "writer":
                 return self._writer_reward(row, fields)

@@ -95,10 +95,11 @@ def sft(student: Path, rows: Sequence[TraceRow], out: str | Path, config: TrainC
     return _train_and_save(trainer, out)
 
 
-def grpo(model: Path, rows: Sequence[TraceRow], reward: Callable, out: str | Path,
-         config: TrainConfig) -> Path:
-    """GRPO on the rows' prompts with ``reward`` (a TRL reward function reading the ``row``
-    column); returns the merged checkpoint (already there: returned without training)."""
+def grpo(model: Path, rows: Sequence[TraceRow], rewards: Sequence[Callable], out: str | Path,
+         config: TrainConfig, weights: Sequence[float] | None = None) -> Path:
+    """GRPO on the rows' prompts with ``rewards`` (TRL reward functions reading the ``row``
+    column, summed with ``weights``); returns the merged checkpoint (already there:
+    returned without training)."""
     out = Path(out)
     if (out / "model" / "config.json").is_file():
         return out / "model"
@@ -110,8 +111,9 @@ def grpo(model: Path, rows: Sequence[TraceRow], reward: Callable, out: str | Pat
     args = GRPOConfig(max_steps=config.grpo_steps, learning_rate=config.grpo_lr,
                       num_generations=config.generations, per_device_train_batch_size=config.generations,
                       max_completion_length=config.max_completion_tokens, temperature=config.temperature,
-                      beta=config.beta, **vllm, **_common_args(config, out))
-    trainer = GRPOTrainer(model=str(model), reward_funcs=[reward], args=args, train_dataset=data,
+                      beta=config.beta, reward_weights=list(weights) if weights else None,
+                      **vllm, **_common_args(config, out))
+    trainer = GRPOTrainer(model=str(model), reward_funcs=list(rewards), args=args, train_dataset=data,
                           peft_config=_peft(config))
     return _train_and_save(trainer, out)
 

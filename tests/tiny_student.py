@@ -1,0 +1,44 @@
+"""A tiny randomly initialized causal LM with a tokenizer trained here: a student for tests
+that exercises the real SFT / GRPO / hf: code paths in seconds on CPU, with no download."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+CHAT_TEMPLATE = ("{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
+                 "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
+SPECIALS = ["<unk>", "<pad>", "<|im_start|>", "<|im_end|>"]
+
+
+def corpus() -> list[str]:
+    """Text in the shape of the pipeline's prompts: DSPy field markers, JSON, notes, ops."""
+    from promptmem.suites import make_suite
+
+    lines = ["[[ ## notes ## ]]", "[[ ## observation ## ]]", "[[ ## question ## ]]", '{"answer": "42"}',
+             '{"operations": "ADD port 8642"}', "ADD UPDATE DELETE NOOP", "Respond with a JSON object"]
+    for stream in make_suite("synthetic", tasks=12).streams(4, seed=7):
+        for task in stream.tasks:
+            lines += [task.observation, task.question or "", *task.answer]
+    return lines
+
+
+def make_tiny_student(out: Path) -> Path:
+    """Save a 2-layer Qwen2-architecture model (random weights) and its tokenizer to ``out``."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM
+
+    raw = Tokenizer(models.BPE(unk_token="<unk>"))
+    raw.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    raw.decoder = decoders.ByteLevel()
+    raw.train_from_iterator(corpus(), trainers.BpeTrainer(
+        vocab_size=600, special_tokens=SPECIALS, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=raw, unk_token="<unk>", pad_token="<pad>",
+                                        eos_token="<|im_end|>", bos_token=None)
+    tokenizer.chat_template = CHAT_TEMPLATE
+    config = Qwen2Config(vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=8192,
+                         eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id,
+                         bos_token_id=None, tie_word_embeddings=True)
+    Qwen2ForCausalLM(config).save_pretrained(out)
+    tokenizer.save_pretrained(out)
+    return out
