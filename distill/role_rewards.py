@@ -30,17 +30,21 @@ from promptmem.tasks import Stream, Suite, Task
 
 
 class RoleRewards:
-    """A TRL reward function over a dataset whose ``row`` column indexes ``rows``."""
+    """A TRL reward function over a dataset whose ``row`` column indexes ``rows``.
+    ``adapter`` reads the student's completions; the reward LM (``lm``) re-rolls the
+    pipeline under ``run_adapter`` (default: the same)."""
 
     __name__ = "role_reward"  # TRL logs each reward function under its name
 
     def __init__(self, agent, rows: Sequence[TraceRow], streams: Sequence[Stream], suite: Suite,
-                 lm: dspy.BaseLM, adapter: dspy.Adapter, *, horizon: int = 3,
+                 lm: dspy.BaseLM, adapter: dspy.Adapter, *, run_adapter: dspy.Adapter | None = None,
+                 horizon: int = 3,
                  discovery_weight: float = 0.5, parse_penalty: float = 0.5):
         if any(r.role == "writer" for r in rows) and not hasattr(agent.writer, "to_write"):
             raise ValueError(f"GRPO writer credit needs a one-call writer (ops or notes), not "
                              f"{type(agent.writer).__name__}")
         self.agent, self.rows, self.suite, self.lm, self.adapter = agent, list(rows), suite, lm, adapter
+        self.run_adapter = run_adapter or adapter
         self.streams = {stream.id: stream for stream in streams}
         self.signatures = {name: p.signature for name, p in agent.named_predictors()}
         self.horizon, self.discovery_weight, self.parse_penalty = horizon, discovery_weight, parse_penalty
@@ -70,7 +74,7 @@ class RoleRewards:
     def reward(self, row: TraceRow, text: str) -> float:
         """The reward of one completion for one trace row."""
         fields = self._parse(row, text)
-        with dspy.context(lm=self.lm, adapter=self.adapter):
+        with dspy.context(lm=self.lm, adapter=self.run_adapter):
             if row.role == "writer":
                 return self._writer_reward(row, fields)
             return self._actor_reward(row, fields)

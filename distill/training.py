@@ -66,6 +66,9 @@ def _train_and_save(trainer, out: Path) -> Path:
     checkpoints = out / "checkpoints"
     resume = get_last_checkpoint(str(checkpoints)) if checkpoints.is_dir() else None
     trainer.train(resume_from_checkpoint=resume)
+    if not trainer.accelerator.is_main_process:  # under accelerate: rank 0 saves, the rest wait
+        trainer.accelerator.wait_for_everyone()
+        return out / "model"
     model = trainer.model
     if hasattr(model, "merge_and_unload"):
         model = model.merge_and_unload()
@@ -74,6 +77,7 @@ def _train_and_save(trainer, out: Path) -> Path:
     trainer.processing_class.save_pretrained(tmp)
     (out / "log.json").write_text(json.dumps(trainer.state.log_history, indent=1))
     tmp.rename(out / "model")
+    trainer.accelerator.wait_for_everyone()
     return out / "model"
 
 

@@ -21,12 +21,13 @@ console = Console()
 def user_errors():
     """Bad input, a refused run directory or a missing model: one red line and exit code 2
     (malformed data files raise ValueError subclasses that name the line and field)."""
+    from promptmem.distill.students import StudentNotFound
     from promptmem.evaluate import RunDirError
     from promptmem.local_models import LocalModelError
 
     try:
         yield
-    except (ValueError, RunDirError, LocalModelError, ImportError) as err:
+    except (ValueError, RunDirError, LocalModelError, StudentNotFound, ImportError, FileNotFoundError) as err:
         console.print(f"[red]error:[/red] {err}")
         raise typer.Exit(2) from err
 
@@ -123,6 +124,61 @@ def optimize_command(
     if summary["test"]:
         console.print((out / "comparison.md").read_text())
     console.print(f"[green]wrote[/green] {out}/program.json, candidates.json, pareto.json, optimize_curve.png")
+
+
+DISTILL_EXAMPLES = """[bold]Examples[/bold]\n
+  promptmem distill --student smollm2-135m --teacher runs/opt/program.json --lm local:qwen2.5-coder-0.5b\n
+  promptmem distill --student qwen-0.5b --grpo-steps 50 --out runs/distill-05b\n
+  promptmem distill --student qwen-4b --teacher runs/opt/program.json --lm openai/gpt-4.1-mini --vllm colocate\n
+  [dim]# multi-GPU: trace once, train under accelerate (vLLM server on its own GPU), then evaluate[/dim]\n
+  promptmem distill --student qwen-4b --until traces\n
+  accelerate launch --num_processes 7 -m promptmem.cli distill --student qwen-4b --vllm server --until grpo\n
+  promptmem distill --student qwen-4b"""
+
+
+@app.command("distill", epilog=DISTILL_EXAMPLES)
+def distill_command(
+    student: str = typer.Option("qwen-0.5b", help="Student: qwen-0.5b | qwen-1.5b | smollm2-135m (dequantized from the embedded GGUFs), qwen-4b | qwen-1.7b | qwen-0.6b (from the local HF cache), or a checkpoint path."),
+    teacher: str = typer.Option("seed", help="Teacher program: seed | PATH.json (e.g. a `promptmem optimize` program.json)."),
+    writer: str = typer.Option("ops", help="The seed teacher's writer: ops | notes (GRPO writer credit needs a one-call writer)."),
+    lm: str = typer.Option("local:qwen2.5-coder-1.5b", help="Teacher LM spec: runs the teacher, and re-rolls rewards."),
+    api_base: Optional[str] = typer.Option(None, help="Server URL for a hosted teacher LM."),
+    train_streams: int = typer.Option(4, min=1, help="Streams the teacher is traced on."),
+    tasks: int = typer.Option(12, min=3, help="Synthetic: tasks per stream."),
+    test_streams: int = typer.Option(2, min=1, help="Held-out streams for the final comparison."),
+    sft_epochs: float = typer.Option(2.0, help="SFT epochs over the kept trace rows."),
+    lora: bool = typer.Option(True, help="LoRA (merged at the end) instead of full fine-tuning."),
+    grpo_steps: int = typer.Option(20, min=0, help="GRPO steps."),
+    generations: int = typer.Option(4, min=2, help="Completions per prompt (the GRPO group)."),
+    roles: str = typer.Option("actor,writer", help="Roles GRPO trains: actor, writer or both."),
+    vllm: Optional[str] = typer.Option(None, help="GPU only: generate GRPO completions with vLLM, colocate | server."),
+    until: str = typer.Option("eval", help="Stop after this stage: traces | sft | grpo | eval (multi-GPU: trace first, train under accelerate, then evaluate)."),
+    out: Path = typer.Option(Path("runs/distill"), help="Run directory; rerunning resumes every stage."),
+) -> None:
+    """Distill a teacher pipeline into a small open model: traces -> SFT -> GRPO -> comparison.
+
+    GRPO rewards: the writer earns credit when the next questions improve (re-rolled from the
+    same memory snapshot), the actor earns its score plus the discoveries that reach memory.
+    Writes OUT/eval/comparison.{json,md,png} (teacher, student before training, after SFT,
+    after GRPO) and OUT/grpo_rewards.{json,png}.
+    """
+    from promptmem.distill.pipeline import DistillConfig, distill
+    from promptmem.distill.training import TrainConfig
+    from promptmem.lm import LMConfig
+
+    config = DistillConfig(student=student, teacher=teacher, writer=writer, train_streams=train_streams,
+                           tasks=tasks, test_streams=test_streams, roles=tuple(roles.split(",")),
+                           train=TrainConfig(sft_epochs=sft_epochs, lora=lora, grpo_steps=grpo_steps,
+                                             generations=generations, vllm=vllm))
+    with user_errors():
+        summary = distill(config, LMConfig(spec=lm, api_base=api_base), out, until=until,
+                          say=lambda text: console.print(f"[bold]{text}[/bold]"))
+    if until != "eval":
+        console.print(f"[green]stopped after {until}[/green]; rerun without --until to go on")
+        return
+    console.print((out / "eval" / "comparison.md").read_text())
+    console.print(f"[green]wrote[/green] {out}/eval/comparison.*, {out}/grpo_rewards.* "
+                  f"({len(summary['grpo_rewards'])} GRPO steps logged)")
 
 
 @app.command("tune")

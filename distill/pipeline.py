@@ -1,0 +1,133 @@
+"""``promptmem distill``: teacher traces → SFT → GRPO → held-out comparison, resumable.
+
+The run directory holds ``config.json``; ``traces/`` (one JSONL per training stream);
+``sft/`` and ``grpo/`` (TRL checkpoints, ``log.json``, the merged ``model/``);
+``grpo_rewards.json`` / ``.png`` (reward per GRPO step); and ``eval/`` with the
+teacher pipeline, the untrained student with the teacher's prompts, the student after SFT
+and after GRPO on held-out streams (``comparison.json`` / ``.md`` / ``.png``). Each stage
+that already finished is skipped on a rerun; training resumes from its last checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from promptmem.comparison import Entry, compare
+from promptmem.distill.role_rewards import RoleRewards
+from promptmem.distill.students import resolve_student
+from promptmem.distill.traces import TraceRow, export_traces
+from promptmem.distill.training import TrainConfig, grpo, reward_curve, sft
+from promptmem.evaluate import EvalConfig, claim_run_dir, make_eval_suite
+from promptmem.lm import HF_PREFIX, LMConfig, adapter_for, make_lm
+from promptmem.programs.agent import resolve_agent
+
+STUDENT_FORMAT = adapter_for(HF_PREFIX)  # how traces are rendered and students are read
+
+
+@dataclass(frozen=True)
+class DistillConfig:
+    """What to distill into what; written to ``config.json`` (a rerun must match it)."""
+
+    student: str = "qwen-0.5b"  # alias (see `promptmem models`), HF cache id, or checkpoint path
+    teacher: str = "seed"  # the teacher program: an agent name or a saved program.json
+    writer: str = "ops"  # the seed agent's writer (ignored for a program.json)
+    suite: str = "synthetic"
+    train_streams: int = 4  # streams traced for training
+    seed: int = 3000  # training streams' seed
+    tasks: int | None = 12  # synthetic: tasks per stream
+    test_streams: int = 2  # held-out streams for the comparison
+    test_seed: int = 4000
+    budget: int | None = None  # notes budget (default: the suite's)
+    min_actor_score: float = 0.5  # SFT keeps actor rows scoring at least this (rejection sampling)
+    roles: tuple[str, ...] = ("actor", "writer")  # roles trained by GRPO
+    horizon: int = 3  # writer credit: questions re-rolled after a write
+    discovery_weight: float = 0.5  # actor reward: weight of discoveries that reach memory
+    format_weight: float = 0.2  # GRPO weight of the format shaping reward
+    train: TrainConfig = field(default_factory=TrainConfig)
+
+
+def sft_rows(rows: list[TraceRow], min_actor_score: float) -> list[TraceRow]:
+    """Rows worth imitating: actor rows that scored, writer rows whose write was usable."""
+    return [r for r in rows if (r.role == "writer" and not r.write_error)
+            or (r.role == "actor" and (r.score is None or r.score >= min_actor_score))]
+
+
+def _plot_rewards(curve: list[dict], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axis = plt.subplots(figsize=(5, 3))
+    steps = [p["step"] for p in curve]
+    mean = [p["reward"] for p in curve]
+    std = [p["reward_std"] for p in curve]
+    axis.plot(steps, mean, marker="o")
+    axis.fill_between(steps, [m - s for m, s in zip(mean, std)], [m + s for m, s in zip(mean, std)], alpha=0.2)
+    axis.set_xlabel("GRPO step")
+    axis.set_ylabel("mean reward (± std in group)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+STAGES = ("traces", "sft", "grpo", "eval")
+
+
+def distill(config: DistillConfig, teacher_lm: LMConfig, out: str | Path, *, lm=None,
+            until: str = "eval", say: Callable[[str], None] = print) -> dict:
+    """Run (or resume) the stages up to ``until``; returns a summary (after ``eval``: the
+    held-out comparison and the GRPO reward curve). ``lm``: an already built teacher LM."""
+    if until not in STAGES:
+        raise ValueError(f"--until must be one of {', '.join(STAGES)}, not {until!r}")
+    out = Path(out)
+    claim_run_dir(out, {"distill": asdict(config), "teacher_lm": asdict(teacher_lm)})
+    base = EvalConfig(suite=config.suite, agent=config.teacher, writer=config.writer,
+                      streams=config.train_streams, seed=config.seed, tasks=config.tasks,
+                      budget=config.budget, threads=1)
+    suite = make_eval_suite(base)
+    budget = config.budget or suite.notes_budget
+    agent = resolve_agent(config.teacher, config.writer)
+    lm = lm or make_lm(teacher_lm)
+    streams = suite.streams(config.train_streams, seed=config.seed)
+
+    say(f"traces: the teacher over {len(streams)} streams")
+    rows = export_traces(agent, streams, suite, lm, budget, STUDENT_FORMAT, out / "traces",
+                         horizon=config.horizon, run_adapter=adapter_for(teacher_lm.spec),
+                         on_stream=lambda sid: say(f"  traced {sid}"))
+    student = resolve_student(config.student)
+    if until == "traces":
+        return {"traces": len(rows)}
+
+    say(f"sft: {config.student} on {len(sft_rows(rows, config.min_actor_score))} of {len(rows)} rows")
+    sft_model = sft(student, sft_rows(rows, config.min_actor_score), out / "sft", config.train)
+    if until == "sft":
+        return {"traces": len(rows), "sft": str(sft_model)}
+
+    grpo_rows = [r for r in rows if r.role in config.roles]
+    rewards = RoleRewards(agent, grpo_rows, streams, suite, lm, STUDENT_FORMAT,
+                          run_adapter=adapter_for(teacher_lm.spec), horizon=config.horizon,
+                          discovery_weight=config.discovery_weight)
+    say(f"grpo: {config.train.grpo_steps} steps on {len(grpo_rows)} prompts ({', '.join(config.roles)})")
+    grpo_model = grpo(sft_model, grpo_rows, [rewards, rewards.format_reward], out / "grpo", config.train,
+                      weights=[1.0, config.format_weight])
+    curve = reward_curve(json.loads((out / "grpo" / "log.json").read_text()))
+    (out / "grpo_rewards.json").write_text(json.dumps(curve, indent=1))
+    _plot_rewards(curve, out / "grpo_rewards.png")
+    if until == "grpo":
+        return {"traces": len(rows), "grpo_rewards": curve}
+
+    say(f"eval: {config.test_streams} held-out streams")
+    test = EvalConfig(**{**asdict(base), "streams": config.test_streams, "seed": config.test_seed})
+    student_lm = LMConfig(spec="", max_tokens=teacher_lm.max_tokens, threads=teacher_lm.threads)
+    entries = [Entry("teacher", test, teacher_lm, lm)] + [
+        Entry(label, test, LMConfig(**{**asdict(student_lm), "spec": f"{HF_PREFIX}{path}"}))
+        for label, path in (("student", student), ("student+sft", sft_model), ("student+grpo", grpo_model))]
+    rows_out = compare(entries, out / "eval", first="model")
+    summary = {"comparison": rows_out, "grpo_rewards": curve, "traces": len(rows),
+               "sft_rows": len(sft_rows(rows, config.min_actor_score)), "grpo_prompts": len(grpo_rows)}
+    (out / "summary.json").write_text(json.dumps(summary, indent=2))
+    return summary

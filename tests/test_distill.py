@@ -1,0 +1,83 @@
+"""`promptmem distill` end to end on CPU: a scripted teacher, a tiny random student, real TRL
+SFT and GRPO, held-out comparison; plus the trace schema and resumption."""
+
+import json
+
+import pytest
+
+pytest.importorskip("trl", reason="the distill extra is not installed")
+
+from conftest import scripted_lm  # noqa: E402
+from tiny_student import make_tiny_student  # noqa: E402
+
+from promptmem.distill.pipeline import DistillConfig, distill  # noqa: E402
+from promptmem.distill.traces import TRACE_FORMAT, read_traces  # noqa: E402
+from promptmem.distill.training import TrainConfig  # noqa: E402
+from promptmem.evaluate import RunDirError  # noqa: E402
+from promptmem.lm import LMConfig  # noqa: E402
+
+
+def weights(checkpoint):
+    from safetensors.torch import load_file
+
+    return load_file(str(checkpoint / "model.safetensors"))
+
+
+def differ(a, b) -> bool:
+    import torch
+
+    return any(not torch.equal(a[k], b[k]) for k in a)
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    root = tmp_path_factory.mktemp("distill")
+    student = make_tiny_student(root / "student")
+    config = DistillConfig(student=str(student), teacher="seed", writer="ops", train_streams=1, tasks=6,
+                           test_streams=1, train=TrainConfig(sft_epochs=2, sft_lr=3e-3, batch_size=4, lora=False,
+                                                             grpo_steps=2, grpo_lr=1e-3, generations=4,
+                                                             max_completion_tokens=24, save_steps=100))
+    teacher = LMConfig(spec="scripted", max_tokens=24)
+    lm = scripted_lm("42", {"operations": "ADD session-store listens on port 3134"})
+    summary = distill(config, teacher, root / "run", lm=lm, say=lambda _: None)
+    return root, config, teacher, lm, summary
+
+
+def test_sft_and_grpo_change_the_students_weights(run):
+    root, *_ = run
+    before, after_sft = weights(root / "student"), weights(root / "run" / "sft" / "model")
+    after_grpo = weights(root / "run" / "grpo" / "model")
+    assert differ(before, after_sft) and differ(after_sft, after_grpo)
+
+
+def test_traces_schema_and_the_comparison(run):
+    root, *_, summary = run
+    rows = read_traces(next((root / "run" / "traces").glob("*.jsonl")))
+    assert {r.role for r in rows} == {"actor", "writer"}
+    line = json.loads((root / "run" / "traces").glob("*.jsonl").__next__().read_text().splitlines()[0])
+    assert line["format"] == TRACE_FORMAT and line["prompt"][0]["role"] == "system"
+    writer = next(r for r in rows if r.role == "writer" and r.position > 0)
+    assert json.loads(writer.completion) == {"operations": "ADD session-store listens on port 3134"}
+    assert writer.notes and writer.budget == 800  # the memory the prompt was rendered from
+    assert set(summary["comparison"]) == {"teacher", "student", "student+sft", "student+grpo"}
+    assert [p["step"] for p in summary["grpo_rewards"]] == [1, 2]
+    for name in ("comparison.json", "comparison.md", "comparison.png"):
+        assert (root / "run" / "eval" / name).is_file()
+    assert (root / "run" / "grpo_rewards.png").is_file()
+
+
+def test_a_rerun_resumes_and_a_changed_config_is_refused(run):
+    root, config, teacher, lm, summary = run
+    stamp = (root / "run" / "grpo" / "model" / "model.safetensors").stat().st_mtime
+    again = distill(config, teacher, root / "run", lm=lm, say=lambda _: None)
+    assert again["comparison"] == summary["comparison"]
+    assert (root / "run" / "grpo" / "model" / "model.safetensors").stat().st_mtime == stamp
+    with pytest.raises(RunDirError, match="horizon"):
+        distill(DistillConfig(**{**config.__dict__, "horizon": 5}), teacher, root / "run", lm=lm)
+
+
+def test_trace_files_with_a_bad_line_name_the_line(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_text('{"format": "promptmem.traces/1"}\n')
+    with pytest.raises(ValueError, match=r"s.jsonl:1: not a trace row"):
+        read_traces(path)
