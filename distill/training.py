@@ -8,6 +8,7 @@ against ``trl vllm-serve``); multi-GPU / multi-node through ``accelerate launch`
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
@@ -58,25 +59,35 @@ def _peft(config: TrainConfig):
                       target_modules="all-linear", task_type="CAUSAL_LM")
 
 
+def _merged(trained: Path, target: Path) -> None:
+    """``trained`` (a full model, or LoRA adapters over a local base) as one plain checkpoint."""
+    from transformers import AutoTokenizer
+
+    tmp = target.with_name(target.name + ".partial")
+    if (trained / "adapter_config.json").is_file():
+        from peft import AutoPeftModelForCausalLM
+
+        AutoPeftModelForCausalLM.from_pretrained(trained).merge_and_unload().save_pretrained(tmp)
+        AutoTokenizer.from_pretrained(trained).save_pretrained(tmp)
+        shutil.rmtree(trained)
+    else:
+        trained.rename(tmp)
+    tmp.rename(target)
+
+
 def _train_and_save(trainer, out: Path) -> Path:
-    """Train (from the last checkpoint if one exists), save the merged model to out/model,
-    and the log history (loss, reward per step) to out/log.json."""
+    """Train (from the last checkpoint if one exists), save the merged model to out/model
+    and the log history (loss, reward per step) to out/log.json. Under accelerate every
+    rank saves together (ZeRO-3 gathers the shards) and rank 0 writes the files."""
     from transformers.trainer_utils import get_last_checkpoint
 
     checkpoints = out / "checkpoints"
     resume = get_last_checkpoint(str(checkpoints)) if checkpoints.is_dir() else None
     trainer.train(resume_from_checkpoint=resume)
-    if not trainer.accelerator.is_main_process:  # under accelerate: rank 0 saves, the rest wait
-        trainer.accelerator.wait_for_everyone()
-        return out / "model"
-    model = trainer.model
-    if hasattr(model, "merge_and_unload"):
-        model = model.merge_and_unload()
-    tmp = out / "model.partial"
-    model.save_pretrained(tmp)
-    trainer.processing_class.save_pretrained(tmp)
-    (out / "log.json").write_text(json.dumps(trainer.state.log_history, indent=1))
-    tmp.rename(out / "model")
+    trainer.save_model(str(out / "trained"))
+    if trainer.accelerator.is_main_process:
+        (out / "log.json").write_text(json.dumps(trainer.state.log_history, indent=1))
+        _merged(out / "trained", out / "model")
     trainer.accelerator.wait_for_everyone()
     return out / "model"
 

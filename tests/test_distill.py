@@ -34,7 +34,7 @@ def run(tmp_path_factory):
     root = tmp_path_factory.mktemp("distill")
     student = make_tiny_student(root / "student")
     config = DistillConfig(student=str(student), teacher="seed", writer="ops", train_streams=1, tasks=6,
-                           test_streams=1, train=TrainConfig(sft_epochs=2, sft_lr=3e-3, batch_size=4, lora=False,
+                           test_streams=1, train=TrainConfig(sft_epochs=2, sft_lr=3e-3, batch_size=4, lora=True,
                                                              grpo_steps=2, grpo_lr=1e-3, generations=4,
                                                              max_completion_tokens=24, save_steps=100))
     teacher = LMConfig(spec="scripted", max_tokens=24)
