@@ -31,11 +31,12 @@ def main() -> None:
     parser.add_argument("--teacher", default=str(OPTIMIZED) if OPTIMIZED.is_file() else "seed")
     parser.add_argument("--lm", default="local:qwen2.5-coder-1.5b", help="teacher (and reward re-rollout) LM")
     parser.add_argument("--student", default="smollm2-135m")
-    parser.add_argument("--train-streams", type=int, default=3)
-    parser.add_argument("--tasks", type=int, default=8)
-    parser.add_argument("--test-streams", type=int, default=1)
+    parser.add_argument("--train-streams", type=int, default=4)
+    parser.add_argument("--tasks", type=int, default=10)
+    parser.add_argument("--test-streams", type=int, default=2)
     parser.add_argument("--sft-epochs", type=float, default=3.0)
-    parser.add_argument("--grpo-steps", type=int, default=8)
+    parser.add_argument("--grpo-steps", type=int, default=12)
+    parser.add_argument("--grpo-lr", type=float, default=2e-5, help="LoRA learning rate for GRPO")
     parser.add_argument("--generations", type=int, default=4)
     parser.add_argument("--discovery-weight", type=float, default=0.0,
                         help="0 skips the writer call per sampled answer (CPU budget)")
@@ -47,7 +48,8 @@ def main() -> None:
                            tasks=args.tasks, test_streams=args.test_streams, horizon=2,
                            discovery_weight=args.discovery_weight,
                            train=TrainConfig(sft_epochs=args.sft_epochs, batch_size=2, grpo_steps=args.grpo_steps,
-                                             generations=args.generations, max_completion_tokens=96))
+                                             grpo_lr=args.grpo_lr,
+                                             generations=args.generations, max_completion_tokens=160))
     teacher = LMConfig(spec=args.lm, max_tokens=160, threads=args.threads)
     start = time.perf_counter()
     summary = distill(config, teacher, args.out_run)

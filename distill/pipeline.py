@@ -23,6 +23,7 @@ from promptmem.distill.training import TrainConfig, grpo, reward_curve, sft
 from promptmem.evaluate import EvalConfig, claim_run_dir, make_eval_suite
 from promptmem.lm import HF_PREFIX, LMConfig, adapter_for, make_lm
 from promptmem.programs.agent import resolve_agent
+from promptmem.programs.judge import DiscoveryJudge
 
 STUDENT_FORMAT = adapter_for(HF_PREFIX)  # how traces are rendered and students are read
 
@@ -110,7 +111,7 @@ def distill(config: DistillConfig, teacher_lm: LMConfig, out: str | Path, *, lm=
     grpo_rows = [r for r in rows if r.role in config.roles]
     rewards = RoleRewards(agent, grpo_rows, streams, suite, lm, STUDENT_FORMAT,
                           run_adapter=adapter_for(teacher_lm.spec), horizon=config.horizon,
-                          discovery_weight=config.discovery_weight)
+                          discovery_weight=config.discovery_weight, judge=DiscoveryJudge())
     say(f"grpo: {config.train.grpo_steps} steps on {len(grpo_rows)} prompts ({', '.join(config.roles)})")
     grpo_model = grpo(sft_model, grpo_rows, [rewards, rewards.format_reward], out / "grpo", config.train,
                       weights=[1.0, config.format_weight])

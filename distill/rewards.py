@@ -8,7 +8,7 @@
 - Actor reward: task score + λ × discovery, where discovery counts the key facts of the
   task that the following write newly got right in memory (an addition or a corrected
   belief); restating what the notes already held earns nothing. Exact from ground truth on
-  ``synthetic``.
+  ``synthetic``; elsewhere an LM judge (``programs.judge.DiscoveryJudge``).
 
 ``RoleRewards`` is the TRL reward function (``f(prompts, completions, **columns)``) over
 trace rows; both roles re-use the agent's own parsing (adapter + ``Writer.to_write``).
@@ -27,6 +27,7 @@ from promptmem.memory import InMemoryStore, Note, Snapshot
 from promptmem.tasks import Suite, Task
 
 AnswerFn = Callable[[str, Task], str]  # (rendered notes, task) -> answer
+DiscoveryFn = Callable[[Sequence[Note], Sequence[Note], Task], float]  # e.g. programs.judge.DiscoveryJudge
 
 
 @dataclass(frozen=True)
@@ -69,8 +70,11 @@ def _by_id(notes: Sequence[Note]) -> dict[str, str]:
     return {note.id: note.text for note in notes}
 
 
-def discovery(before: Sequence[Note], after: Sequence[Note], task: Task) -> float:
-    """Share of the task's key facts that ``after`` holds and ``before`` did not."""
+def discovery(before: Sequence[Note], after: Sequence[Note], task: Task, judge: DiscoveryFn | None = None) -> float:
+    """Share of the task's key facts that ``after`` holds and ``before`` did not, exact where
+    the task carries them (``synthetic``); elsewhere ``judge(before, after, task)``, or 0."""
+    if "facts" not in task.meta:
+        return judge(before, after, task) if judge else 0.0
     facts = stated_key_facts(task)
     if not facts:
         return 0.0
@@ -80,9 +84,9 @@ def discovery(before: Sequence[Note], after: Sequence[Note], task: Task) -> floa
 
 
 def actor_reward(score: float, before: Sequence[Note], after: Sequence[Note], task: Task,
-                 weight: float = 0.5) -> float:
+                 weight: float = 0.5, judge: DiscoveryFn | None = None) -> float:
     """Task score plus ``weight`` × discovery of the write that followed the answer."""
-    return score + weight * discovery(before, after, task)
+    return score + weight * discovery(before, after, task, judge)
 
 
 def completion_text(completion) -> str:

@@ -3,7 +3,8 @@
 - writer rows: ``writer_credit`` of the sampled write, re-rolled with the reward LM's actor
   over the next ``horizon`` questions, from the row's memory snapshot;
 - actor rows: the sampled answer's score + ``discovery_weight`` × discovery of the write
-  the reward LM's writer makes after that answer.
+  the reward LM's writer makes after that answer (ground truth where the suite has it, else
+  ``judge`` run by the reward LM).
 
 Completions are read with the agent's own adapter and ``Writer.to_write``, exactly as the
 pipeline reads its LM; an unreadable completion earns a ``parse_penalty``. ``format_reward``
@@ -18,6 +19,7 @@ from typing import Sequence
 
 import dspy
 from promptmem.distill.rewards import (
+    DiscoveryFn,
     actor_reward,
     completion_text,
     memory_after,
@@ -39,7 +41,7 @@ class RoleRewards:
     def __init__(self, agent, rows: Sequence[TraceRow], streams: Sequence[Stream], suite: Suite,
                  lm: dspy.BaseLM, adapter: dspy.Adapter, *, run_adapter: dspy.Adapter | None = None,
                  horizon: int = 3,
-                 discovery_weight: float = 0.5, parse_penalty: float = 0.5):
+                 discovery_weight: float = 0.5, parse_penalty: float = 0.5, judge: DiscoveryFn | None = None):
         if any(r.role == "writer" for r in rows) and not hasattr(agent.writer, "to_write"):
             raise ValueError(f"GRPO writer credit needs a one-call writer (ops or notes), not "
                              f"{type(agent.writer).__name__}")
@@ -48,6 +50,7 @@ class RoleRewards:
         self.streams = {stream.id: stream for stream in streams}
         self.signatures = {name: p.signature for name, p in agent.named_predictors()}
         self.horizon, self.discovery_weight, self.parse_penalty = horizon, discovery_weight, parse_penalty
+        self.judge = judge
 
     def __call__(self, prompts, completions, row, **_) -> list[float]:
         return [self.reward(self.rows[i], completion_text(c)) for c, i in zip(completions, row)]
@@ -106,4 +109,4 @@ class RoleRewards:
         except Exception:  # noqa: BLE001 - no write, no discovery
             write = Write()
         after = memory_after(state, write).notes()
-        return actor_reward(outcome.score, state.snapshot.notes, after, state.task, self.discovery_weight)
+        return actor_reward(outcome.score, state.snapshot.notes, after, state.task, self.discovery_weight, self.judge)

@@ -77,7 +77,7 @@ def eval_command(
     lm_config = LMConfig(spec=lm, api_base=api_base, max_tokens=max_tokens)
     try:
         with user_errors():
-            report = evaluate(config, lm_config, out)
+            evaluate(config, lm_config, out)
     except KeyboardInterrupt:
         console.print(f"\n[yellow]interrupted.[/yellow] Finished streams are saved in {out}/streams; "
                       "rerun the same command to resume.")
@@ -130,11 +130,13 @@ def optimize_command(
 DISTILL_EXAMPLES = """[bold]Examples[/bold]\n
   promptmem distill --student smollm2-135m --teacher runs/opt/program.json --lm local:qwen2.5-coder-0.5b\n
   promptmem distill --student qwen-0.5b --grpo-steps 50 --out runs/distill-05b\n
+  [dim]# one GPU (pip install ".\\[distill,gpu]"): vLLM generates the GRPO completions in-process[/dim]\n
   promptmem distill --student qwen-4b --teacher runs/opt/program.json --lm openai/gpt-4.1-mini --vllm colocate\n
-  [dim]# multi-GPU: trace once, train under accelerate (vLLM server on its own GPU), then evaluate[/dim]\n
-  promptmem distill --student qwen-4b --until traces\n
-  accelerate launch --num_processes 7 -m promptmem.cli distill --student qwen-4b --vllm server --until grpo\n
-  promptmem distill --student qwen-4b"""
+  [dim]# several GPUs: trace and SFT first, serve the SFT model with vLLM on one GPU, GRPO on the rest, then evaluate[/dim]\n
+  promptmem distill --student qwen-4b --until sft --out runs/d4b\n
+  CUDA_VISIBLE_DEVICES=7 trl vllm-serve --model runs/d4b/sft/model &\n
+  CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6 accelerate launch --config_file configs/accelerate/multi_gpu.yaml -m promptmem.cli distill --student qwen-4b --vllm server --until grpo --out runs/d4b\n
+  promptmem distill --student qwen-4b --out runs/d4b"""
 
 
 @app.command("distill", epilog=DISTILL_EXAMPLES)
@@ -144,6 +146,7 @@ def distill_command(
     writer: str = typer.Option("ops", help="The seed teacher's writer: ops | notes (GRPO writer credit needs a one-call writer)."),
     lm: str = typer.Option("local:qwen2.5-coder-1.5b", help="Teacher LM spec: runs the teacher, and re-rolls rewards."),
     api_base: Optional[str] = typer.Option(None, help="Server URL for a hosted teacher LM."),
+    max_tokens: int = typer.Option(256, help="Completion limit per LM call, for the teacher and, in the comparison, the students."),
     train_streams: int = typer.Option(4, min=1, help="Streams the teacher is traced on."),
     tasks: int = typer.Option(12, min=3, help="Synthetic: tasks per stream."),
     test_streams: int = typer.Option(2, min=1, help="Held-out streams for the final comparison."),
@@ -172,7 +175,7 @@ def distill_command(
                            train=TrainConfig(sft_epochs=sft_epochs, lora=lora, grpo_steps=grpo_steps,
                                              generations=generations, vllm=vllm))
     with user_errors():
-        summary = distill(config, LMConfig(spec=lm, api_base=api_base), out, until=until,
+        summary = distill(config, LMConfig(spec=lm, api_base=api_base, max_tokens=max_tokens), out, until=until,
                           say=lambda text: console.print(f"[bold]{text}[/bold]"))
     if until != "eval":
         console.print(f"[green]stopped after {until}[/green]; rerun without --until to go on")

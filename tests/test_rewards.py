@@ -1,14 +1,18 @@
-"""Role rewards: writer credit by local re-rollout, discovery from ground truth, TRL shape."""
+"""Role rewards: writer credit by local re-rollout, discovery (ground truth or LM judge), TRL shape."""
 
 import re
 
+import dspy
 import pytest
+from dspy.utils.dummies import DummyLM
 
 from promptmem.distill.rewards import WriterState, actor_reward, discovery, writer_credit
 from promptmem.memory import InMemoryStore, Note, Op
+from promptmem.programs.judge import DiscoveryJudge
 from promptmem.programs.writers import OpsWriter, Write
 from promptmem.suites import SyntheticSuite
 from promptmem.suites.synthetic import KEY_KINDS
+from promptmem.tasks import Task
 
 SUITE = SyntheticSuite()
 
@@ -67,3 +71,19 @@ def test_discovery_counts_additions_and_corrections_not_paraphrase():
     assert discovery(said, [], task) == 0.0
     assert actor_reward(1.0, [], said, task, weight=0.5) == 1.5
     assert actor_reward(0.0, said, said, task) == 0.0
+
+
+def test_discovery_judge_off_synthetic():
+    """Without ground truth the LM judge decides; an edit with no new content word is 0
+    without asking it (no LM is configured, so a call would raise)."""
+    task = Task(id="t3", observation="Ana: I moved to Lisbon in May.", question=None)
+    before = [Note("n1", "Ana lives in Porto"), Note("n2", "Ana prefers email")]
+    assert discovery(before, before, task) == 0.0                                     # no judge: nothing known
+    judge = DiscoveryJudge()
+    assert discovery(before, [before[1], before[0]], task, judge) == 0.0              # reorder
+    assert discovery(before, [Note("n3", "Email is what Ana prefers")], task, judge) == 0.0  # paraphrase
+    assert discovery(before, before[:1], task, judge) == 0.0                          # deletion
+    moved = [Note("n1", "Ana lives in Lisbon since May"), before[1]]
+    with dspy.context(lm=DummyLM([{"discovery": "major"}] * 2)):
+        assert discovery(before, moved, task, judge) == 1.0
+        assert actor_reward(1.0, before, moved, task, weight=0.5, judge=judge) == 1.5
