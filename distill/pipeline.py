@@ -1,6 +1,7 @@
 """``promptmem distill``: teacher traces → SFT → GRPO → held-out comparison, resumable.
 
-The run directory holds ``config.json``; ``traces/`` (one JSONL per training stream);
+The run directory holds ``config.json``; ``traces/`` (one JSONL per training stream, and
+``traces/dataset``, the same rows as a ``datasets.Dataset`` saved to disk);
 ``sft/`` and ``grpo/`` (TRL checkpoints, ``log.json``, the merged ``model/``);
 ``grpo_rewards.json`` / ``.png`` (reward per GRPO step); and ``eval/`` with the
 teacher pipeline, the untrained student with the teacher's prompts, the student after SFT
@@ -18,7 +19,7 @@ from typing import Callable
 from promptmem.comparison import Entry, compare
 from promptmem.distill.role_rewards import RoleRewards
 from promptmem.distill.students import resolve_student
-from promptmem.distill.traces import TraceRow, export_traces
+from promptmem.distill.traces import TraceRow, export_traces, traces_dataset
 from promptmem.distill.training import TrainConfig, grpo, reward_curve, sft
 from promptmem.evaluate import EvalConfig, claim_run_dir, make_eval_suite
 from promptmem.lm import HF_PREFIX, LMConfig, adapter_for, make_lm
@@ -43,6 +44,7 @@ class DistillConfig:
     test_seed: int = 4000
     budget: int | None = None  # notes budget (default: the suite's)
     min_actor_score: float = 0.5  # SFT keeps actor rows scoring at least this (rejection sampling)
+    min_writer_credit: float | None = None  # SFT keeps writes whose realized credit is at least this
     roles: tuple[str, ...] = ("actor", "writer")  # roles trained by GRPO
     horizon: int = 3  # writer credit: questions re-rolled after a write
     discovery_weight: float = 0.5  # actor reward: weight of discoveries that reach memory
@@ -50,9 +52,13 @@ class DistillConfig:
     train: TrainConfig = field(default_factory=TrainConfig)
 
 
-def sft_rows(rows: list[TraceRow], min_actor_score: float) -> list[TraceRow]:
-    """Rows worth imitating: actor rows that scored, writer rows whose write was usable."""
-    return [r for r in rows if (r.role == "writer" and not r.write_error)
+def sft_rows(rows: list[TraceRow], min_actor_score: float, min_writer_credit: float | None = None) -> list[TraceRow]:
+    """Rows worth imitating: actor rows that scored, writer rows whose write was usable (and,
+    with ``min_writer_credit``, paid off: no later question, no credit to judge, is kept)."""
+    def good_write(r: TraceRow) -> bool:
+        return not r.write_error and (min_writer_credit is None or r.credit is None or r.credit >= min_writer_credit)
+
+    return [r for r in rows if (r.role == "writer" and good_write(r))
             or (r.role == "actor" and (r.score is None or r.score >= min_actor_score))]
 
 
@@ -99,12 +105,15 @@ def distill(config: DistillConfig, teacher_lm: LMConfig, out: str | Path, *, lm=
     rows = export_traces(agent, streams, suite, lm, budget, STUDENT_FORMAT, out / "traces",
                          horizon=config.horizon, run_adapter=adapter_for(teacher_lm.spec),
                          on_stream=lambda sid: say(f"  traced {sid}"))
+    if not (out / "traces" / "dataset").is_dir():
+        traces_dataset(rows).save_to_disk(str(out / "traces" / "dataset"))
     student = resolve_student(config.student)
     if until == "traces":
         return {"traces": len(rows)}
 
-    say(f"sft: {config.student} on {len(sft_rows(rows, config.min_actor_score))} of {len(rows)} rows")
-    sft_model = sft(student, sft_rows(rows, config.min_actor_score), out / "sft", config.train)
+    kept = sft_rows(rows, config.min_actor_score, config.min_writer_credit)
+    say(f"sft: {config.student} on {len(kept)} of {len(rows)} rows")
+    sft_model = sft(student, kept, out / "sft", config.train)
     if until == "sft":
         return {"traces": len(rows), "sft": str(sft_model)}
 
@@ -129,6 +138,6 @@ def distill(config: DistillConfig, teacher_lm: LMConfig, out: str | Path, *, lm=
         for label, path in (("student", student), ("student+sft", sft_model), ("student+grpo", grpo_model))]
     rows_out = compare(entries, out / "eval", first="model")
     summary = {"comparison": rows_out, "grpo_rewards": curve, "traces": len(rows),
-               "sft_rows": len(sft_rows(rows, config.min_actor_score)), "grpo_prompts": len(grpo_rows)}
+               "sft_rows": len(kept), "grpo_prompts": len(grpo_rows)}
     (out / "summary.json").write_text(json.dumps(summary, indent=2))
     return summary

@@ -3,14 +3,16 @@
 One row per predictor call: its role, where in which stream it happened, the chat prompt
 and the completion exactly as an adapter formats them (the student is trained and run with
 that same adapter), the task's score, and — for writer rows — the memory state the prompt
-was rendered from (notes, budget, recent-k baseline), so GRPO can re-roll the write.
-Rows are JSON lines, one file per stream, written when the stream ends (resumable).
+was rendered from (notes, budget, recent-k baseline), so GRPO can re-roll the write, and the
+write's realized credit in the teacher's own run. Rows are JSON lines, one file per stream,
+written when the stream ends (resumable); ``traces_dataset`` turns them into a
+``datasets.Dataset``.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from statistics import mean
 from typing import Callable
@@ -42,6 +44,7 @@ class TraceRow:
     next_id: int  # writer rows: the store's next note id
     budget: int  # the notes budget in characters
     baseline: float  # writer rows: mean score of the previous k questions (RIME's recent-k)
+    credit: float | None = None  # writer rows: the teacher's next k question scores minus baseline
 
     def to_json(self) -> dict:
         return {"format": TRACE_FORMAT, **asdict(self)}
@@ -81,7 +84,7 @@ def trace_stream(agent, stream: Stream, suite: Suite, budget: int, adapter: dspy
                  horizon: int = 3) -> list[TraceRow]:
     """Run ``agent`` over ``stream`` (under the caller's LM) and return its calls as rows."""
     names = {id(predictor): name for name, predictor in agent.named_predictors()}
-    memory, scores, rows = InMemoryStore(budget), [], []
+    memory, scores, answered, rows = InMemoryStore(budget), [], [], []
     for position, task in enumerate(stream.tasks):
         snapshot = memory.snapshot()
         with dspy.context(trace=[]):
@@ -98,7 +101,15 @@ def trace_stream(agent, stream: Stream, suite: Suite, budget: int, adapter: dspy
                 next_id=snapshot.next_id, budget=budget, baseline=recent_baseline(scores, horizon)))
         if record.score is not None:
             scores.append(record.score)
-    return rows
+            answered.append((position, record.score))
+    return [replace(row, credit=_realized_credit(row, answered, horizon)) if row.role == "writer" else row
+            for row in rows]
+
+
+def _realized_credit(row: TraceRow, answered: list[tuple[int, float]], k: int) -> float | None:
+    """Mean score of the k questions answered after the row's task, minus its baseline."""
+    later = [score for position, score in answered if position > row.position][:k]
+    return mean(later) - row.baseline if later else None
 
 
 def export_traces(agent, streams: list[Stream], suite: Suite, lm: dspy.BaseLM, budget: int,
@@ -134,3 +145,10 @@ def read_traces(path: str | Path) -> list[TraceRow]:
         except (json.JSONDecodeError, TypeError, ValueError) as err:
             raise ValueError(f"{path}:{number}: not a trace row ({err})") from err
     return rows
+
+
+def traces_dataset(rows: list[TraceRow]):
+    """The rows as a ``datasets.Dataset`` (one column per ``TraceRow`` field)."""
+    from datasets import Dataset
+
+    return Dataset.from_list([asdict(row) for row in rows])

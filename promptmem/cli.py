@@ -151,6 +151,7 @@ def distill_command(
     tasks: int = typer.Option(12, min=3, help="Synthetic: tasks per stream."),
     test_streams: int = typer.Option(2, min=1, help="Held-out streams for the final comparison."),
     sft_epochs: float = typer.Option(2.0, help="SFT epochs over the kept trace rows."),
+    min_writer_credit: Optional[float] = typer.Option(None, help="SFT keeps only the teacher's writes whose realized credit (next questions' score minus the recent ones') is at least this."),
     lora: bool = typer.Option(True, help="LoRA (merged at the end) instead of full fine-tuning."),
     grpo_steps: int = typer.Option(20, min=0, help="GRPO steps."),
     generations: int = typer.Option(4, min=2, help="Completions per prompt (the GRPO group)."),
@@ -172,6 +173,7 @@ def distill_command(
 
     config = DistillConfig(student=student, teacher=teacher, writer=writer, train_streams=train_streams,
                            tasks=tasks, test_streams=test_streams, roles=tuple(roles.split(",")),
+                           min_writer_credit=min_writer_credit,
                            train=TrainConfig(sft_epochs=sft_epochs, lora=lora, grpo_steps=grpo_steps,
                                              generations=generations, vllm=vllm))
     with user_errors():

@@ -10,8 +10,10 @@ pytest.importorskip("trl", reason="the distill extra is not installed")
 from conftest import scripted_lm  # noqa: E402
 from tiny_student import make_tiny_student  # noqa: E402
 
-from promptmem.distill.pipeline import DistillConfig, distill  # noqa: E402
-from promptmem.distill.traces import TRACE_FORMAT, read_traces  # noqa: E402
+from datasets import load_from_disk  # noqa: E402
+
+from promptmem.distill.pipeline import DistillConfig, distill, sft_rows  # noqa: E402
+from promptmem.distill.traces import TRACE_FORMAT, TraceRow, read_traces  # noqa: E402
 from promptmem.distill.training import TrainConfig  # noqa: E402
 from promptmem.evaluate import RunDirError  # noqa: E402
 from promptmem.lm import LMConfig  # noqa: E402
@@ -59,6 +61,11 @@ def test_traces_schema_and_the_comparison(run):
     writer = next(r for r in rows if r.role == "writer" and r.position > 0)
     assert json.loads(writer.completion) == {"operations": "ADD session-store listens on port 3134"}
     assert writer.notes and writer.budget == 800  # the memory the prompt was rendered from
+    assert all(r.credit is None for r in rows if r.role == "actor")
+    assert any(r.credit is not None for r in rows if r.role == "writer")
+    all_rows = [r for path in (root / "run" / "traces").glob("*.jsonl") for r in read_traces(path)]
+    dataset = load_from_disk(str(root / "run" / "traces" / "dataset"))
+    assert dataset.num_rows == len(all_rows) and {"role", "prompt", "completion", "credit"} <= set(dataset.column_names)
     assert set(summary["comparison"]) == {"teacher", "student", "student+sft", "student+grpo"}
     assert [p["step"] for p in summary["grpo_rewards"]] == [1, 2]
     for name in ("comparison.json", "comparison.md", "comparison.png"):
@@ -81,3 +88,15 @@ def test_trace_files_with_a_bad_line_name_the_line(tmp_path):
     path.write_text('{"format": "promptmem.traces/1"}\n')
     with pytest.raises(ValueError, match=r"s.jsonl:1: not a trace row"):
         read_traces(path)
+
+
+def test_sft_keeps_usable_writes_with_credit_and_actor_rows_that_scored():
+    def row(role, score=None, write_error="", credit=None):
+        return TraceRow(role=role, predictor=f"{role}.predict", stream_id="s", position=1, prompt=[], completion="",
+                        score=score, write_error=write_error, notes=[], next_id=1, budget=800, baseline=0.0,
+                        credit=credit)
+
+    rows = [row("actor", 1.0), row("actor", 0.0), row("writer", credit=0.5), row("writer", credit=-0.5),
+            row("writer", write_error="unknown id"), row("writer")]
+    assert sft_rows(rows, 0.5) == [rows[0], rows[2], rows[3], rows[5]]
+    assert sft_rows(rows, 0.5, min_writer_credit=0.0) == [rows[0], rows[2], rows[5]]
