@@ -2,8 +2,9 @@
 
 The run directory holds ``config.json``; ``traces/`` (one JSONL per training stream, and
 ``traces/dataset``, the same rows as a ``datasets.Dataset`` saved to disk);
-``sft/`` and ``grpo/`` (TRL checkpoints, ``log.json``, the merged ``model/``);
-``grpo_rewards.json`` / ``.png`` (reward per GRPO step); and ``eval/`` with the
+``sft/`` and ``grpo/`` (TRL checkpoints, ``log.json``, the merged ``model/``; a later
+phase of the GRPO schedule goes to ``grpo-2/`` and so on, each starting from the model
+before it); ``grpo_rewards.json`` / ``.png`` (reward per GRPO step); and ``eval/`` with the
 teacher pipeline, the untrained student with the teacher's prompts, the student after SFT
 and after GRPO on held-out streams (``comparison.json`` / ``.md`` / ``.png``). Each stage
 that already finished is skipped on a rerun; training resumes from its last checkpoint.
@@ -45,7 +46,10 @@ class DistillConfig:
     budget: int | None = None  # notes budget (default: the suite's)
     min_actor_score: float = 0.5  # SFT keeps actor rows scoring at least this (rejection sampling)
     min_writer_credit: float | None = None  # SFT keeps writes whose realized credit is at least this
-    roles: tuple[str, ...] = ("actor", "writer")  # roles trained by GRPO
+    # GRPO phases in order, each the roles it trains for train.grpo_steps steps; e.g.
+    # (("writer",), ("actor", "writer")): the writer first (against the teacher's frozen
+    # actor, as every writer reward is), then both roles together
+    schedule: tuple[tuple[str, ...], ...] = (("actor", "writer"),)
     horizon: int = 3  # writer credit: questions re-rolled after a write
     discovery_weight: float = 0.5  # actor reward: weight of discoveries that reach memory
     format_weight: float = 0.2  # GRPO weight of the format shaping reward
@@ -90,6 +94,9 @@ def distill(config: DistillConfig, teacher_lm: LMConfig, out: str | Path, *, lm=
     held-out comparison and the GRPO reward curve). ``lm``: an already built teacher LM."""
     if until not in STAGES:
         raise ValueError(f"--until must be one of {', '.join(STAGES)}, not {until!r}")
+    unknown = {role for roles in config.schedule for role in roles} - {"actor", "writer"}
+    if unknown or not all(config.schedule):
+        raise ValueError(f"a GRPO schedule is phases of roles (actor, writer), not {config.schedule!r}")
     out = Path(out)
     claim_run_dir(out, {"distill": asdict(config), "teacher_lm": asdict(teacher_lm)})
     base = EvalConfig(suite=config.suite, agent=config.teacher, writer=config.writer,
@@ -117,14 +124,20 @@ def distill(config: DistillConfig, teacher_lm: LMConfig, out: str | Path, *, lm=
     if until == "sft":
         return {"traces": len(rows), "sft": str(sft_model)}
 
-    grpo_rows = [r for r in rows if r.role in config.roles]
-    rewards = RoleRewards(agent, grpo_rows, streams, suite, lm, STUDENT_FORMAT,
-                          run_adapter=adapter_for(teacher_lm.spec), horizon=config.horizon,
-                          discovery_weight=config.discovery_weight, judge=DiscoveryJudge())
-    say(f"grpo: {config.train.grpo_steps} steps on {len(grpo_rows)} prompts ({', '.join(config.roles)})")
-    grpo_model = grpo(sft_model, grpo_rows, [rewards, rewards.format_reward], out / "grpo", config.train,
-                      weights=[1.0, config.format_weight])
-    curve = reward_curve(json.loads((out / "grpo" / "log.json").read_text()))
+    grpo_model, curve = sft_model, []
+    for phase, roles in enumerate(config.schedule, 1):
+        phase_rows = [r for r in rows if r.role in roles]
+        rewards = RoleRewards(agent, phase_rows, streams, suite, lm, STUDENT_FORMAT,
+                              run_adapter=adapter_for(teacher_lm.spec), horizon=config.horizon,
+                              discovery_weight=config.discovery_weight, judge=DiscoveryJudge())
+        say(f"grpo phase {phase}/{len(config.schedule)}: {config.train.grpo_steps} steps on "
+            f"{len(phase_rows)} prompts ({', '.join(roles)})")
+        phase_dir = out / ("grpo" if phase == 1 else f"grpo-{phase}")
+        grpo_model = grpo(grpo_model, phase_rows, [rewards, rewards.format_reward], phase_dir, config.train,
+                          weights=[1.0, config.format_weight])
+        offset = curve[-1]["step"] if curve else 0
+        curve += [{**point, "step": point["step"] + offset, "phase": phase}
+                  for point in reward_curve(json.loads((phase_dir / "log.json").read_text()))]
     (out / "grpo_rewards.json").write_text(json.dumps(curve, indent=1))
     _plot_rewards(curve, out / "grpo_rewards.png")
     if until == "grpo":
@@ -138,6 +151,6 @@ def distill(config: DistillConfig, teacher_lm: LMConfig, out: str | Path, *, lm=
         for label, path in (("student", student), ("student+sft", sft_model), ("student+grpo", grpo_model))]
     rows_out = compare(entries, out / "eval", first="model")
     summary = {"comparison": rows_out, "grpo_rewards": curve, "traces": len(rows),
-               "sft_rows": len(kept), "grpo_prompts": len(grpo_rows)}
+               "sft_rows": len(kept), "schedule": [list(roles) for roles in config.schedule]}
     (out / "summary.json").write_text(json.dumps(summary, indent=2))
     return summary

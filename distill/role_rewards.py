@@ -40,8 +40,8 @@ class RoleRewards:
 
     def __init__(self, agent, rows: Sequence[TraceRow], streams: Sequence[Stream], suite: Suite,
                  lm: dspy.BaseLM, adapter: dspy.Adapter, *, run_adapter: dspy.Adapter | None = None,
-                 horizon: int = 3,
-                 discovery_weight: float = 0.5, parse_penalty: float = 0.5, judge: DiscoveryFn | None = None):
+                 horizon: int = 3, discovery_weight: float = 0.5, parse_penalty: float = 0.5,
+                 judge: DiscoveryFn | None = None):
         if any(r.role == "writer" for r in rows) and not hasattr(agent.writer, "to_write"):
             raise ValueError(f"GRPO writer credit needs a one-call writer (ops or notes), not "
                              f"{type(agent.writer).__name__}")

@@ -155,7 +155,7 @@ def distill_command(
     lora: bool = typer.Option(True, help="LoRA (merged at the end) instead of full fine-tuning."),
     grpo_steps: int = typer.Option(20, min=0, help="GRPO steps."),
     generations: int = typer.Option(4, min=2, help="Completions per prompt (the GRPO group)."),
-    roles: str = typer.Option("actor,writer", help="Roles GRPO trains: actor, writer or both."),
+    schedule: str = typer.Option("actor+writer", help="GRPO phases, comma-separated, each the roles it trains (joined by +) for --grpo-steps steps: e.g. writer,actor+writer trains the writer against the teacher's frozen actor first, then both roles."),
     vllm: Optional[str] = typer.Option(None, help="GPU only: generate GRPO completions with vLLM, colocate | server."),
     until: str = typer.Option("eval", help="Stop after this stage: traces | sft | grpo | eval (multi-GPU: trace first, train under accelerate, then evaluate)."),
     out: Path = typer.Option(Path("runs/distill"), help="Run directory; rerunning resumes every stage."),
@@ -172,7 +172,8 @@ def distill_command(
     from promptmem.lm import LMConfig
 
     config = DistillConfig(student=student, teacher=teacher, writer=writer, train_streams=train_streams,
-                           tasks=tasks, test_streams=test_streams, roles=tuple(roles.split(",")),
+                           tasks=tasks, test_streams=test_streams,
+                           schedule=tuple(tuple(phase.split("+")) for phase in schedule.split(",")),
                            min_writer_credit=min_writer_credit,
                            train=TrainConfig(sft_epochs=sft_epochs, lora=lora, grpo_steps=grpo_steps,
                                              generations=generations, vllm=vllm))

@@ -36,20 +36,21 @@ def run(tmp_path_factory):
     root = tmp_path_factory.mktemp("distill")
     student = make_tiny_student(root / "student")
     config = DistillConfig(student=str(student), teacher="seed", writer="ops", train_streams=1, tasks=6,
-                           test_streams=1, train=TrainConfig(sft_epochs=2, sft_lr=3e-3, batch_size=4, lora=True,
-                                                             grpo_steps=2, grpo_lr=1e-3, generations=4,
-                                                             max_completion_tokens=24, save_steps=100))
+                           test_streams=1, schedule=(("writer",), ("actor", "writer")),
+                           train=TrainConfig(sft_epochs=2, sft_lr=3e-3, batch_size=4, lora=True,
+                                             grpo_steps=1, grpo_lr=1e-3, generations=4,
+                                             max_completion_tokens=24, save_steps=100))
     teacher = LMConfig(spec="scripted", max_tokens=24)
     lm = scripted_lm("42", {"operations": "ADD session-store listens on port 3134"})
     summary = distill(config, teacher, root / "run", lm=lm, say=lambda _: None)
     return root, config, teacher, lm, summary
 
 
-def test_sft_and_grpo_change_the_students_weights(run):
+def test_sft_and_each_grpo_phase_change_the_students_weights(run):
     root, *_ = run
     before, after_sft = weights(root / "student"), weights(root / "run" / "sft" / "model")
-    after_grpo = weights(root / "run" / "grpo" / "model")
-    assert differ(before, after_sft) and differ(after_sft, after_grpo)
+    writer_phase, both_phase = weights(root / "run" / "grpo" / "model"), weights(root / "run" / "grpo-2" / "model")
+    assert differ(before, after_sft) and differ(after_sft, writer_phase) and differ(writer_phase, both_phase)
 
 
 def test_traces_schema_and_the_comparison(run):
@@ -67,7 +68,7 @@ def test_traces_schema_and_the_comparison(run):
     dataset = load_from_disk(str(root / "run" / "traces" / "dataset"))
     assert dataset.num_rows == len(all_rows) and {"role", "prompt", "completion", "credit"} <= set(dataset.column_names)
     assert set(summary["comparison"]) == {"teacher", "student", "student+sft", "student+grpo"}
-    assert [p["step"] for p in summary["grpo_rewards"]] == [1, 2]
+    assert [(p["step"], p["phase"]) for p in summary["grpo_rewards"]] == [(1, 1), (2, 2)]
     for name in ("comparison.json", "comparison.md", "comparison.png"):
         assert (root / "run" / "eval" / name).is_file()
     assert (root / "run" / "grpo_rewards.png").is_file()
@@ -75,10 +76,10 @@ def test_traces_schema_and_the_comparison(run):
 
 def test_a_rerun_resumes_and_a_changed_config_is_refused(run):
     root, config, teacher, lm, summary = run
-    stamp = (root / "run" / "grpo" / "model" / "model.safetensors").stat().st_mtime
+    stamp = (root / "run" / "grpo-2" / "model" / "model.safetensors").stat().st_mtime
     again = distill(config, teacher, root / "run", lm=lm, say=lambda _: None)
     assert again["comparison"] == summary["comparison"]
-    assert (root / "run" / "grpo" / "model" / "model.safetensors").stat().st_mtime == stamp
+    assert (root / "run" / "grpo-2" / "model" / "model.safetensors").stat().st_mtime == stamp
     with pytest.raises(RunDirError, match="horizon"):
         distill(DistillConfig(**{**config.__dict__, "horizon": 5}), teacher, root / "run", lm=lm)
 
@@ -100,3 +101,9 @@ def test_sft_keeps_usable_writes_with_credit_and_actor_rows_that_scored():
             row("writer", write_error="unknown id"), row("writer")]
     assert sft_rows(rows, 0.5) == [rows[0], rows[2], rows[3], rows[5]]
     assert sft_rows(rows, 0.5, min_writer_credit=0.0) == [rows[0], rows[2], rows[5]]
+
+
+def test_a_schedule_of_unknown_roles_is_refused_before_any_work(tmp_path):
+    with pytest.raises(ValueError, match="schedule"):
+        distill(DistillConfig(schedule=(("critic",),)), LMConfig(spec="scripted"), tmp_path / "run")
+    assert not (tmp_path / "run").exists()
