@@ -66,7 +66,8 @@ def main() -> None:
     parser.add_argument("--conditions", default=",".join(c[0].split()[0] for c in CONDITIONS),
                         help="comma-separated first words of the condition labels")
     parser.add_argument("--runs", default="runs/bench-locomo")
-    parser.add_argument("--out", default="benchmarks/results/locomo.json")
+    parser.add_argument("--out", default="benchmarks/results/locomo.json",
+                        help="results JSON; rows of conditions not run now are kept when the settings match")
     args = parser.parse_args()
     lm_config = LMConfig(spec=args.model, threads=args.threads)
     lm = make_lm(lm_config)
@@ -76,12 +77,21 @@ def main() -> None:
         if label.split()[0] in wanted:
             rows.append(run_condition(label, agent, writer, options, args, lm_config, lm))
             print(json.dumps({k: rows[-1][k] for k in ("condition", "f1", "bleu1", "em", "seconds_per_question")}))
-    result = {"benchmark": "locomo", "data": args.data, "lm": asdict(lm_config),
-              "conversations": args.conversations, "budget_chars": args.budget, "top_k": args.top_k,
-              "questions_at_end": args.questions_at_end, "questions_per_conversation": args.questions,
-              "headline": "categories 1-4 (adversarial apart)",
-              "wall_seconds": round(time.perf_counter() - start, 1), "rows": rows}
-    Path(args.out).write_text(json.dumps(result, indent=2))
+    settings = {"benchmark": "locomo", "data": args.data, "lm": asdict(lm_config),
+                "conversations": args.conversations, "budget_chars": args.budget, "top_k": args.top_k,
+                "questions_at_end": args.questions_at_end, "questions_per_conversation": args.questions,
+                "headline": "categories 1-4 (adversarial apart)"}
+    out = Path(args.out)
+    previous = json.loads(out.read_text()) if out.is_file() else {}
+    if previous and all(previous.get(k) == v for k, v in settings.items()):  # same table: add to it
+        done = {row["condition"] for row in rows}
+        order = [label for label, *_ in CONDITIONS]
+        rows = sorted([r for r in previous["rows"] if r["condition"] not in done] + rows,
+                      key=lambda r: order.index(r["condition"]))
+    else:
+        previous = {}
+    wall = round(time.perf_counter() - start + previous.get("wall_seconds", 0.0), 1)
+    out.write_text(json.dumps({**settings, "wall_seconds": wall, "rows": rows}, indent=2))
 
 
 if __name__ == "__main__":
