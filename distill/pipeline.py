@@ -110,8 +110,7 @@ def distill(config: DistillConfig, teacher_lm: LMConfig, out: str | Path, *, lm=
 
     say(f"traces: the teacher over {len(streams)} streams")
     rows = export_traces(agent, streams, suite, lm, budget, STUDENT_FORMAT, out / "traces",
-                         horizon=config.horizon, run_adapter=adapter_for(teacher_lm.spec),
-                         on_stream=lambda sid: say(f"  traced {sid}"))
+                         horizon=config.horizon, run_adapter=adapter_for(teacher_lm.spec))
     if not (out / "traces" / "dataset").is_dir():
         traces_dataset(rows).save_to_disk(str(out / "traces" / "dataset"))
     student = resolve_student(config.student)

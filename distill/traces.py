@@ -22,6 +22,7 @@ from promptmem.distill.rewards import WriterState
 
 from promptmem.memory import InMemoryStore, Note, Snapshot
 from promptmem.optimize import role_of
+from promptmem.progress import task_bar
 from promptmem.runner import run_task
 from promptmem.tasks import Stream, Suite
 
@@ -81,8 +82,9 @@ def writer_state(row: TraceRow, stream: Stream, horizon: int) -> WriterState:
 
 
 def trace_stream(agent, stream: Stream, suite: Suite, budget: int, adapter: dspy.Adapter,
-                 horizon: int = 3) -> list[TraceRow]:
-    """Run ``agent`` over ``stream`` (under the caller's LM) and return its calls as rows."""
+                 horizon: int = 3, on_task: Callable[[], None] | None = None) -> list[TraceRow]:
+    """Run ``agent`` over ``stream`` (under the caller's LM) and return its calls as rows;
+    ``on_task`` is called after each task."""
     names = {id(predictor): name for name, predictor in agent.named_predictors()}
     memory, scores, answered, rows = InMemoryStore(budget), [], [], []
     for position, task in enumerate(stream.tasks):
@@ -102,6 +104,8 @@ def trace_stream(agent, stream: Stream, suite: Suite, budget: int, adapter: dspy
         if record.score is not None:
             scores.append(record.score)
             answered.append((position, record.score))
+        if on_task:
+            on_task()
     return [replace(row, credit=_realized_credit(row, answered, horizon)) if row.role == "writer" else row
             for row in rows]
 
@@ -115,25 +119,24 @@ def _realized_credit(row: TraceRow, answered: list[tuple[int, float]], k: int) -
 def export_traces(agent, streams: list[Stream], suite: Suite, lm: dspy.BaseLM, budget: int,
                   adapter: dspy.Adapter, out: str | Path, *, horizon: int = 3,
                   run_adapter: dspy.Adapter | None = None,
-                  on_stream: Callable[[str], None] | None = None) -> list[TraceRow]:
+                  show_progress: bool = True) -> list[TraceRow]:
     """Trace every stream into ``out/<stream>.jsonl`` (streams already there are read, not
     rerun) and return all rows. ``adapter`` formats the rows (the student's format);
     ``run_adapter`` runs the teacher (default: the same)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    rows = []
-    for stream in streams:
-        path = out / f"{stream.id}.jsonl"
-        if not path.is_file():
+    pending = [stream for stream in streams if not (out / f"{stream.id}.jsonl").is_file()]
+    with task_bar(show_progress) as progress:
+        bar = progress.add_task(f"tracing {len(pending)} streams", total=sum(len(s.tasks) for s in pending))
+        for stream in pending:
             with dspy.context(lm=lm, adapter=run_adapter or adapter):
-                traced = trace_stream(agent, stream, suite, budget, adapter, horizon)
+                traced = trace_stream(agent, stream, suite, budget, adapter, horizon,
+                                      on_task=lambda: progress.advance(bar))
+            path = out / f"{stream.id}.jsonl"
             tmp = path.with_suffix(".partial")
             tmp.write_text("".join(json.dumps(r.to_json()) + "\n" for r in traced))
             tmp.rename(path)
-        rows += read_traces(path)
-        if on_stream:
-            on_stream(stream.id)
-    return rows
+    return [row for stream in streams for row in read_traces(out / f"{stream.id}.jsonl")]
 
 
 def read_traces(path: str | Path) -> list[TraceRow]:

@@ -15,11 +15,10 @@ from pathlib import Path
 from typing import Callable
 
 import dspy
-from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                           TimeElapsedColumn, TimeRemainingColumn)
 
 from promptmem.embedding import EmbeddingRetriever
 from promptmem.lm import LMConfig, adapter_for, is_local, make_lm, window_chars
+from promptmem.progress import task_bar
 from promptmem.memory import InMemoryStore, Memory
 from promptmem.metrics import Report, build_report
 from promptmem.programs.agent import MemoryAgent, build_agent, resolve_agent
@@ -127,9 +126,7 @@ def _run_jobs(jobs: list[tuple[str, MemoryAgent, Stream]], suite: Suite, lm: dsp
         else:
             pending.append((label, agent, stream, path))
     total = sum(len(stream.tasks) for _, _, stream, _ in pending)
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TimeElapsedColumn(), TimeRemainingColumn())
-    with Progress(*columns, disable=not show_progress) as progress:
+    with task_bar(show_progress) as progress:
         bar = progress.add_task(f"{len(pending)} streams to run", total=total)
 
         def run(label, agent, stream, path):
