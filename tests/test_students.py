@@ -45,6 +45,6 @@ def test_embedded_student_is_dequantized_once_and_served_by_hf_spec():
     path = resolve_student("smollm2-135m")
     assert (path / "config.json").is_file() and resolve_student("smollm2-135m") == path
     lm = make_lm(LMConfig(spec=f"hf:{path}", max_tokens=24))
-    (text,) = lm(messages=[{"role": "user", "content": "Say hello."}])
+    (text,) = lm("Say hello.")
     assert text.strip()
     assert 0 < lm.history[-1]["usage"]["completion_tokens"] <= 24
