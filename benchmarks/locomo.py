@@ -83,14 +83,14 @@ def main() -> None:
                 "headline": "categories 1-4 (adversarial apart)"}
     out = Path(args.out)
     previous = json.loads(out.read_text()) if out.is_file() else {}
+    wall = time.perf_counter() - start
     if previous and all(previous.get(k) == v for k, v in settings.items()):  # same table: add to it
         done = {row["condition"] for row in rows}
         order = [label for label, *_ in CONDITIONS]
         rows = sorted([r for r in previous["rows"] if r["condition"] not in done] + rows,
                       key=lambda r: order.index(r["condition"]))
-    else:
-        previous = {}
-    wall = round(time.perf_counter() - start + previous.get("wall_seconds", 0.0), 1)
+        wall += previous["wall_seconds"]
+    wall = round(wall, 1)
     out.write_text(json.dumps({**settings, "wall_seconds": wall, "rows": rows}, indent=2))
 
 

@@ -13,6 +13,7 @@ that already finished is skipped on a rerun; training resumes from its last chec
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -111,8 +112,12 @@ def distill(config: DistillConfig, teacher_lm: LMConfig, out: str | Path, *, lm=
     say(f"traces: the teacher over {len(streams)} streams")
     rows = export_traces(agent, streams, suite, lm, budget, STUDENT_FORMAT, out / "traces",
                          horizon=config.horizon, run_adapter=adapter_for(teacher_lm.spec))
-    if not (out / "traces" / "dataset").is_dir():
-        traces_dataset(rows).save_to_disk(str(out / "traces" / "dataset"))
+    dataset = out / "traces" / "dataset"
+    if not dataset.is_dir():  # written aside and renamed: an interrupted save is redone
+        partial = dataset.with_name("dataset.partial")
+        shutil.rmtree(partial, ignore_errors=True)
+        traces_dataset(rows).save_to_disk(str(partial))
+        partial.rename(dataset)
     student = resolve_student(config.student)
     if until == "traces":
         return {"traces": len(rows)}

@@ -86,7 +86,7 @@ def trace_stream(agent, stream: Stream, suite: Suite, budget: int, adapter: dspy
     """Run ``agent`` over ``stream`` (under the caller's LM) and return its calls as rows;
     ``on_task`` is called after each task."""
     names = {id(predictor): name for name, predictor in agent.named_predictors()}
-    memory, scores, answered, rows = InMemoryStore(budget), [], [], []
+    memory, answered, rows = InMemoryStore(budget), [], []  # answered: (position, score) of each question
     for position, task in enumerate(stream.tasks):
         snapshot = memory.snapshot()
         with dspy.context(trace=[]):
@@ -100,9 +100,8 @@ def trace_stream(agent, stream: Stream, suite: Suite, budget: int, adapter: dspy
                 role=role_of(name) or name, predictor=name, stream_id=stream.id, position=position,
                 prompt=prompt, completion=completion, score=record.score,
                 write_error=record.write_error, notes=[[n.id, n.text] for n in snapshot.notes],
-                next_id=snapshot.next_id, budget=budget, baseline=recent_baseline(scores, horizon)))
+                next_id=snapshot.next_id, budget=budget, baseline=recent_baseline([score for _, score in answered], horizon)))
         if record.score is not None:
-            scores.append(record.score)
             answered.append((position, record.score))
         if on_task:
             on_task()

@@ -18,10 +18,10 @@ import dspy
 
 from promptmem.embedding import EmbeddingRetriever
 from promptmem.lm import LMConfig, adapter_for, is_local, make_lm, window_chars
-from promptmem.progress import task_bar
 from promptmem.memory import InMemoryStore, Memory
 from promptmem.metrics import Report, build_report
 from promptmem.programs.agent import MemoryAgent, build_agent, resolve_agent
+from promptmem.progress import task_bar
 from promptmem.report_files import write_report
 from promptmem.runner import StreamResult, run_stream
 from promptmem.sqlite_store import SQLiteStore
