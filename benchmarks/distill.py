@@ -31,13 +31,14 @@ def main() -> None:
     parser.add_argument("--teacher", default=str(OPTIMIZED) if OPTIMIZED.is_file() else "seed")
     parser.add_argument("--lm", default="local:qwen2.5-coder-1.5b", help="teacher (and reward re-rollout) LM")
     parser.add_argument("--student", default="smollm2-135m")
-    parser.add_argument("--train-streams", type=int, default=4)
+    parser.add_argument("--train-streams", type=int, default=8)
     parser.add_argument("--tasks", type=int, default=10)
-    parser.add_argument("--test-streams", type=int, default=2)
+    parser.add_argument("--test-streams", type=int, default=3)
     parser.add_argument("--sft-epochs", type=float, default=3.0)
     parser.add_argument("--grpo-steps", type=int, default=12)
     parser.add_argument("--grpo-lr", type=float, default=2e-5, help="LoRA learning rate for GRPO")
     parser.add_argument("--generations", type=int, default=4)
+    parser.add_argument("--prompts-per-step", type=int, default=1, help="GRPO groups per optimizer step")
     parser.add_argument("--discovery-weight", type=float, default=0.0,
                         help="0 skips the writer call per sampled answer (CPU budget)")
     parser.add_argument("--threads", type=int, default=None, help="CPU threads for the local teacher")
@@ -49,7 +50,8 @@ def main() -> None:
                            discovery_weight=args.discovery_weight,
                            train=TrainConfig(sft_epochs=args.sft_epochs, batch_size=2, grpo_steps=args.grpo_steps,
                                              grpo_lr=args.grpo_lr,
-                                             generations=args.generations, max_completion_tokens=160))
+                                             generations=args.generations, prompts_per_step=args.prompts_per_step,
+                                             max_completion_tokens=160, gradient_checkpointing=False))
     teacher = LMConfig(spec=args.lm, max_tokens=160, threads=args.threads)
     start = time.perf_counter()
     summary = distill(config, teacher, args.out_run)

@@ -99,7 +99,7 @@ def distill(config: DistillConfig, teacher_lm: LMConfig, out: str | Path, *, lm=
     if unknown or not all(config.schedule):
         raise ValueError(f"a GRPO schedule is phases of roles (actor, writer), not {config.schedule!r}")
     out = Path(out)
-    claim_run_dir(out, {"distill": asdict(config), "teacher_lm": asdict(teacher_lm)})
+    claim_run_dir(out, {"distill": config, "teacher_lm": teacher_lm})
     base = EvalConfig(suite=config.suite, agent=config.teacher, writer=config.writer,
                       streams=config.train_streams, seed=config.seed, tasks=config.tasks,
                       budget=config.budget, threads=1)

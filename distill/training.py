@@ -35,6 +35,8 @@ class TrainConfig:
     vllm: str | None = None  # GPU only: colocate | server
     save_steps: int = 10
     seed: int = 0
+    gradient_checkpointing: bool = True  # recompute activations: less memory, ~25% more compute
+    prompts_per_step: int = 1  # GRPO: prompts (groups) per optimizer step (gradient accumulation)
 
 
 def _device_args() -> dict:
@@ -47,7 +49,7 @@ def _device_args() -> dict:
 def _common_args(config: TrainConfig, out: Path) -> dict:
     return {"output_dir": str(out / "checkpoints"), "logging_steps": 1, "save_steps": config.save_steps,
             "save_total_limit": 1, "report_to": "none", "seed": config.seed, "disable_tqdm": False,
-            **_device_args()}
+            "gradient_checkpointing": config.gradient_checkpointing, **_device_args()}
 
 
 def _peft(config: TrainConfig):
@@ -125,6 +127,7 @@ def grpo(model: Path, rows: Sequence[TraceRow], rewards: Sequence[Callable], out
     vllm = {"use_vllm": True, "vllm_mode": config.vllm} if config.vllm else {}
     args = GRPOConfig(max_steps=config.grpo_steps, learning_rate=config.grpo_lr,
                       num_generations=config.generations, per_device_train_batch_size=config.generations,
+                      gradient_accumulation_steps=config.prompts_per_step,
                       max_completion_length=config.max_completion_tokens, temperature=config.temperature,
                       beta=config.beta, reward_weights=list(weights) if weights else None,
                       **vllm, **_common_args(config, out))

@@ -155,6 +155,8 @@ def distill_command(
     lora: bool = typer.Option(True, help="LoRA (merged at the end) instead of full fine-tuning."),
     grpo_steps: int = typer.Option(20, min=0, help="GRPO steps."),
     generations: int = typer.Option(4, min=2, help="Completions per prompt (the GRPO group)."),
+    prompts_per_step: int = typer.Option(1, min=1, help="GRPO groups per optimizer step (more: steadier updates, fewer wasted steps when a group's rewards are all equal)."),
+    gradient_checkpointing: bool = typer.Option(True, help="Recompute activations in the backward pass: less memory, ~15-25% more compute (small students on CPU: turn it off)."),
     schedule: str = typer.Option("actor+writer", help="GRPO phases, comma-separated, each the roles it trains (joined by +) for --grpo-steps steps: e.g. writer,actor+writer trains the writer against the teacher's frozen actor first, then both roles."),
     vllm: Optional[str] = typer.Option(None, help="GPU only: generate GRPO completions with vLLM, colocate | server."),
     until: str = typer.Option("eval", help="Stop after this stage: traces | sft | grpo | eval (multi-GPU: trace first, train under accelerate, then evaluate)."),
@@ -176,7 +178,8 @@ def distill_command(
                            schedule=tuple(tuple(phase.split("+")) for phase in schedule.split(",")),
                            min_writer_credit=min_writer_credit,
                            train=TrainConfig(sft_epochs=sft_epochs, lora=lora, grpo_steps=grpo_steps,
-                                             generations=generations, vllm=vllm))
+                                             generations=generations, prompts_per_step=prompts_per_step,
+                                             gradient_checkpointing=gradient_checkpointing, vllm=vllm))
     with user_errors():
         summary = distill(config, LMConfig(spec=lm, api_base=api_base, max_tokens=max_tokens), out, until=until,
                           say=lambda text: console.print(f"[bold]{text}[/bold]"))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, is_dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -80,18 +80,38 @@ def _differences(old: dict, new: dict, prefix: str = "") -> list[str]:
     return names
 
 
-def claim_run_dir(out: Path, config: dict) -> None:
-    """Write ``config`` to ``out/config.json``, or refuse if ``out`` holds another config."""
+def _as_stored(value):
+    """A config section as ``config.json`` holds it (dataclasses as dicts, tuples as lists)."""
+    return json.loads(json.dumps(asdict(value) if is_dataclass(value) else value))
+
+
+def _with_defaults(stored: dict, defaults: dict) -> dict:
+    """``stored`` with every key it lacks (nested) taken from ``defaults``."""
+    filled = dict(stored)
+    for key, value in defaults.items():
+        if key not in filled:
+            filled[key] = value
+        elif isinstance(filled[key], dict) and isinstance(value, dict):
+            filled[key] = _with_defaults(filled[key], value)
+    return filled
+
+
+def claim_run_dir(out: Path, sections: dict) -> dict:
+    """Write ``sections`` (dataclass configs or plain values) to ``out/config.json`` and return
+    them as written, or refuse if ``out`` holds another config. A setting the stored config lacks (one added after
+    that run) counts as its default, so a new option alone does not orphan old runs."""
     path = out / "config.json"
-    config = json.loads(json.dumps(config))  # compare as stored: tuples become lists
+    config = {name: _as_stored(value) for name, value in sections.items()}
     if path.exists():
-        previous = json.loads(path.read_text())
+        defaults = {name: _as_stored(type(value)()) for name, value in sections.items() if is_dataclass(value)}
+        previous = _with_defaults(json.loads(path.read_text()), defaults)
         if previous != config:
             changed = _differences(previous, config)
             raise RunDirError(f"{out} holds a run with another configuration (differs in: "
                               f"{', '.join(changed)}); use another --out to start a new run")
     out.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(config, indent=2))
+    return config
 
 
 def memory_factory(config: EvalConfig, budget: int, out: Path) -> Callable[[str, str], Memory]:
@@ -161,9 +181,8 @@ def evaluate(config: EvalConfig, lm_config: LMConfig, out: str | Path, *,
     agent = resolve_agent(config.agent, config.writer)
     budget = window_chars(lm_config) if agent.fills_window else config.budget or suite.notes_budget
     streams = suite.streams(config.streams, seed=config.seed)
-    run_config = {"eval": asdict(config), "lm": asdict(lm_config), "budget": budget,
-                  "suite": suite.describe(), "agent_name": agent.name}
-    claim_run_dir(out, run_config)
+    run_config = claim_run_dir(out, {"eval": config, "lm": lm_config, "budget": budget,
+                                     "suite": suite.describe(), "agent_name": agent.name})
     jobs = [("agent", agent, s) for s in streams]
     if config.baseline and agent.uses_memory:
         baseline = build_agent("no-memory")

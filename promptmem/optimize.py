@@ -13,7 +13,7 @@ resumes there), ``program.json`` (loadable by ``promptmem eval --agent``),
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 import dspy
@@ -145,8 +145,7 @@ def optimize(config: OptimizeConfig, lm_config: LMConfig, reflection: LMConfig, 
         raise ValueError("optimize needs generated windows: only the synthetic suite is supported yet")
     suite = make_suite(config.suite, tasks=config.window)
     budget = config.notes_budget or suite.notes_budget
-    claim_run_dir(out, {"optimize": asdict(config), "lm": asdict(lm_config),
-                         "reflection_lm": asdict(reflection), "notes_budget": budget})
+    claim_run_dir(out, {"optimize": config, "lm": lm_config, "reflection_lm": reflection, "notes_budget": budget})
     trainset = _examples(suite.streams(config.train, seed=config.seed))
     valset = _examples(suite.streams(config.val, seed=config.seed + 1))
     program = StreamProgram(resolve_agent(config.agent, config.writer), suite, budget)

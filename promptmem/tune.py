@@ -11,7 +11,7 @@ workers can share it (run the same command in several shells). Each trial is an
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 from promptmem.evaluate import EvalConfig, claim_run_dir, evaluate
@@ -62,7 +62,7 @@ def tune(config: TuneConfig, lm_config: LMConfig, reflection: LMConfig, out: str
     import optuna
 
     out = Path(out)
-    claim_run_dir(out, {"tune": asdict(config), "lm": asdict(lm_config), "reflection_lm": asdict(reflection)})
+    claim_run_dir(out, {"tune": config, "lm": lm_config, "reflection_lm": reflection})
     # unseeded sampler: resumed and parallel workers must not replay the same suggestions
     study = optuna.create_study(study_name="promptmem-tune", storage=f"sqlite:///{out / 'study.db'}",
                                 direction="maximize", load_if_exists=True)

@@ -39,7 +39,8 @@ def run(tmp_path_factory):
                            test_streams=1, schedule=(("writer",), ("actor", "writer")),
                            train=TrainConfig(sft_epochs=2, sft_lr=3e-3, batch_size=4, lora=True,
                                              grpo_steps=1, grpo_lr=1e-3, generations=4,
-                                             max_completion_tokens=24, save_steps=100))
+                                             max_completion_tokens=24, save_steps=100, prompts_per_step=2,
+                                             gradient_checkpointing=False))
     teacher = LMConfig(spec="scripted", max_tokens=24)
     lm = scripted_lm("42", {"operations": "ADD session-store listens on port 3134"})
     summary = distill(config, teacher, root / "run", lm=lm, say=lambda _: None)

@@ -47,6 +47,22 @@ def test_a_run_directory_refuses_another_configuration(tmp_path):
         evaluate(other, LM, tmp_path, lm=scripted_lm("1", {}), show_progress=False)
 
 
+def test_a_setting_added_after_a_run_counts_as_its_default(tmp_path):
+    """A run directory written before a setting existed resumes while the setting keeps its
+    default, and is refused once the setting is changed."""
+    evaluate(CONFIG, LM, tmp_path, lm=scripted_lm("1", {"operations": "NOOP"}), show_progress=False)
+    stored = json.loads((tmp_path / "config.json").read_text())
+    del stored["eval"]["retriever"], stored["lm"]["timeout"]  # as if written by an older version
+    (tmp_path / "config.json").write_text(json.dumps(stored))
+    lm = raising_lm(AssertionError("a resumed run must not call the LM again"))
+    evaluate(CONFIG, LM, tmp_path, lm=lm, show_progress=False)
+    assert json.loads((tmp_path / "config.json").read_text())["eval"]["retriever"] == "lexical"
+    (tmp_path / "config.json").write_text(json.dumps(stored))
+    other = EvalConfig(**{**CONFIG.__dict__, "retriever": "embedding"})
+    with pytest.raises(RunDirError, match=r"differs in: eval\.retriever\)"):
+        evaluate(other, LM, tmp_path, lm=lm, show_progress=False)
+
+
 def test_jsonl_suite_end_to_end(tmp_path):
     data = tmp_path / "s.jsonl"
     data.write_text(json.dumps({"stream_id": "mine", "tasks": [
