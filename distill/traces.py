@@ -11,6 +11,7 @@ written when the stream ends (resumable); ``traces_dataset`` turns them into a
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -46,6 +47,12 @@ class TraceRow:
     budget: int  # the notes budget in characters
     baseline: float  # writer rows: mean score of the previous k questions (RIME's recent-k)
     credit: float | None = None  # writer rows: the teacher's next k question scores minus baseline
+    task_id: str = ""  # the task's id in its stream
+
+    @property
+    def snapshot_id(self) -> str:
+        """A content hash of the memory the call started from: equal memories, equal ids."""
+        return hashlib.sha256(json.dumps([self.notes, self.next_id]).encode()).hexdigest()[:16]
 
     def to_json(self) -> dict:
         return {"format": TRACE_FORMAT, **asdict(self)}
@@ -97,7 +104,7 @@ def trace_stream(agent, stream: Stream, suite: Suite, budget: int, adapter: dspy
             prompt = adapter.format(predictor.signature, predictor.demos, inputs)
             completion = adapter.format_assistant_message_content(predictor.signature, outputs.toDict())
             rows.append(TraceRow(
-                role=role_of(name) or name, predictor=name, stream_id=stream.id, position=position,
+                role=role_of(name) or name, predictor=name, stream_id=stream.id, position=position, task_id=task.id,
                 prompt=prompt, completion=completion, score=record.score,
                 write_error=record.write_error, notes=[[n.id, n.text] for n in snapshot.notes],
                 next_id=snapshot.next_id, budget=budget, baseline=recent_baseline([score for _, score in answered], horizon)))
@@ -150,7 +157,7 @@ def read_traces(path: str | Path) -> list[TraceRow]:
 
 
 def traces_dataset(rows: list[TraceRow]):
-    """The rows as a ``datasets.Dataset`` (one column per ``TraceRow`` field)."""
+    """The rows as a ``datasets.Dataset``: one column per ``TraceRow`` field, and ``snapshot_id``."""
     from datasets import Dataset
 
-    return Dataset.from_list([asdict(row) for row in rows])
+    return Dataset.from_list([{**asdict(row), "snapshot_id": row.snapshot_id} for row in rows])

@@ -67,7 +67,10 @@ def test_traces_schema_and_the_comparison(run):
     assert any(r.credit is not None for r in rows if r.role == "writer")
     all_rows = [r for path in (root / "run" / "traces").glob("*.jsonl") for r in read_traces(path)]
     dataset = load_from_disk(str(root / "run" / "traces" / "dataset"))
-    assert dataset.num_rows == len(all_rows) and {"role", "prompt", "completion", "credit"} <= set(dataset.column_names)
+    assert dataset.num_rows == len(all_rows)
+    assert {"role", "prompt", "completion", "score", "credit", "stream_id", "task_id", "snapshot_id"} <= set(dataset.column_names)
+    assert writer.task_id and len({(r.snapshot_id, r.position) for r in rows}) == len({r.position for r in rows})
+    assert len({r.snapshot_id for r in rows}) > 1  # one id per memory state: writes change it
     assert set(summary["comparison"]) == {"teacher", "student", "student+sft", "student+grpo"}
     assert [(p["step"], p["phase"]) for p in summary["grpo_rewards"]] == [(1, 1), (2, 2)]
     for name in ("comparison.json", "comparison.md", "comparison.png"):
