@@ -156,7 +156,7 @@ def distill_command(
     grpo_steps: int = typer.Option(20, min=0, help="GRPO steps."),
     generations: int = typer.Option(4, min=2, help="Completions per prompt (the GRPO group)."),
     prompts_per_step: int = typer.Option(1, min=1, help="GRPO groups per optimizer step (more: steadier updates, fewer wasted steps when a group's rewards are all equal)."),
-    gradient_checkpointing: bool = typer.Option(True, help="Recompute activations in the backward pass: less memory, ~15-25% more compute (small students on CPU: turn it off)."),
+    gradient_checkpointing: bool = typer.Option(True, help="Recompute activations in the backward pass: less memory, more compute (~15% per SFT step for the 135M student on CPU: turn it off for small students)."),
     schedule: str = typer.Option("actor+writer", help="GRPO phases, comma-separated, each the roles it trains (joined by +) for --grpo-steps steps: e.g. writer,actor+writer trains the writer against the teacher's frozen actor first, then both roles."),
     vllm: Optional[str] = typer.Option(None, help="GPU only: generate GRPO completions with vLLM, colocate | server."),
     until: str = typer.Option("eval", help="Stop after this stage: traces | sft | grpo | eval (multi-GPU: trace first, train under accelerate, then evaluate)."),

@@ -98,8 +98,9 @@ def _with_defaults(stored: dict, defaults: dict) -> dict:
 
 def claim_run_dir(out: Path, sections: dict) -> dict:
     """Write ``sections`` (dataclass configs or plain values) to ``out/config.json`` and return
-    them as written, or refuse if ``out`` holds another config. A setting the stored config lacks (one added after
-    that run) counts as its default, so a new option alone does not orphan old runs."""
+    them as written, or refuse if ``out`` holds another config. A setting the stored config
+    lacks (one added after that run) counts as its default, so a new option alone does not
+    orphan old runs."""
     path = out / "config.json"
     config = {name: _as_stored(value) for name, value in sections.items()}
     if path.exists():
