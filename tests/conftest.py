@@ -44,3 +44,24 @@ class RaisingEngine:
 
 def raising_lm(error: Exception) -> dspy.LM:
     return dspy.LM("test/raising", engine=RaisingEngine(error), cache=False, num_retries=0)
+
+
+MISSING_DEPENDENCY = "is not installed"  # the phrase every skip for a missing extra or model uses
+
+
+def fail_if_skipped_for_a_missing_dependency(report) -> None:
+    """A skip for a missing dependency is a hidden failure: the README's install command
+    provides every extra and model the tests use, so such a skip is reported as failed."""
+    if report.skipped and MISSING_DEPENDENCY in str(report.longrepr):
+        report.outcome = "failed"
+        report.longrepr = f"skipped for a dependency the README's install command provides: {report.longrepr}"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    fail_if_skipped_for_a_missing_dependency((yield).get_result())
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):  # a module skipped at import (module-level importorskip)
+    fail_if_skipped_for_a_missing_dependency((yield).get_result())
