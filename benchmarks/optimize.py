@@ -6,7 +6,7 @@ optimized held-out score, memory gain, tokens and seconds per task, metric calls
 time, and both sets of instructions.
 
     python benchmarks/optimize.py                                  # the README's numbers
-    python benchmarks/optimize.py --budget 40 --writer notes       # a larger run
+    python benchmarks/optimize.py --objective continual --budget 14 # the continual objective
 """
 
 from __future__ import annotations
@@ -26,12 +26,15 @@ def main() -> None:
     parser.add_argument("--lm", default="local:qwen2.5-coder-0.5b")
     parser.add_argument("--reflection-lm", default="local:qwen2.5-coder-1.5b")
     parser.add_argument("--writer", default="ops")
-    parser.add_argument("--budget", default="12", help="GEPA metric calls")
-    parser.add_argument("--train", type=int, default=3)
-    parser.add_argument("--val", type=int, default=2)
-    parser.add_argument("--test", type=int, default=2)
+    parser.add_argument("--budget", default="150", help="GEPA metric calls")
+    parser.add_argument("--objective", default="recall", help="recall (writer alone) | continual")
+    parser.add_argument("--proposer", default="compact", help="compact | gepa")
+    parser.add_argument("--minibatch", type=int, default=4, help="GEPA reflection minibatch size")
+    parser.add_argument("--train", type=int, default=8)
+    parser.add_argument("--val", type=int, default=4)
+    parser.add_argument("--test", type=int, default=3)
     parser.add_argument("--window", type=int, default=8)
-    parser.add_argument("--test-tasks", type=int, default=12)
+    parser.add_argument("--test-tasks", type=int, default=24)
     parser.add_argument("--seed", type=int, default=2000, help="held out: tests use seeds < 1000")
     parser.add_argument("--threads", type=int, default=None, help="CPU threads per local model (default: all)")
     parser.add_argument("--out-run", default="runs/bench-optimize")
@@ -39,7 +42,8 @@ def main() -> None:
     args = parser.parse_args()
     config = OptimizeConfig(writer=args.writer, budget=args.budget, train=args.train, val=args.val,
                             test=args.test, window=args.window, test_tasks=args.test_tasks,
-                            seed=args.seed, minibatch=2)
+                            seed=args.seed, minibatch=args.minibatch, objective=args.objective,
+                            proposer=args.proposer)
     task = LMConfig(spec=args.lm, threads=args.threads)
     reflection = LMConfig(spec=args.reflection_lm, temperature=1.0, max_tokens=1024, context=8192, threads=args.threads)
     start = time.perf_counter()

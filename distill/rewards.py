@@ -7,8 +7,8 @@
   starts from the same snapshot, so group advantages compare like with like.
 - Actor reward: task score + λ × discovery, where discovery counts the key facts of the
   task that the following write newly got right in memory (an addition or a corrected
-  belief); restating what the notes already held earns nothing. Exact from ground truth on
-  ``synthetic``; elsewhere an LM judge (``programs.judge.DiscoveryJudge``).
+  belief); restating what the notes already held earns nothing. Exact where the suite states
+  the task's facts (``Suite.stated``); elsewhere an LM judge (``programs.judge.DiscoveryJudge``).
 
 ``RoleRewards`` is the TRL reward function (``f(prompts, completions, **columns)``) over
 trace rows; both roles re-use the agent's own parsing (adapter + ``Writer.to_write``).
@@ -22,7 +22,7 @@ from typing import Callable, Sequence
 
 from promptmem.programs.writers import Write
 
-from promptmem.feedback import holding
+from promptmem.feedback import holding_fact
 from promptmem.memory import InMemoryStore, Note, Snapshot
 from promptmem.tasks import Suite, Task
 
@@ -61,32 +61,26 @@ def writer_credit(state: WriterState, write: Write, answer_fn: AnswerFn, suite: 
     return score - state.baseline - (parse_penalty if write.error else 0.0)
 
 
-def stated_key_facts(task: Task) -> list[tuple[str, str]]:
-    """(service, value) of the key facts a synthetic task states (reveals and updates)."""
-    return [(f["service"], f["value"]) for f in task.meta.get("facts", []) if f["type"] != "distractor"]
-
-
 def _by_id(notes: Sequence[Note]) -> dict[str, str]:
     return {note.id: note.text for note in notes}
 
 
-def discovery(before: Sequence[Note], after: Sequence[Note], task: Task, judge: DiscoveryFn | None = None) -> float:
-    """Share of the task's key facts that ``after`` holds and ``before`` did not, exact where
-    the task carries them (``synthetic``); elsewhere ``judge(before, after, task)``, or 0."""
-    if "facts" not in task.meta:
-        return judge(before, after, task) if judge else 0.0
-    facts = stated_key_facts(task)
+def discovery(before: Sequence[Note], after: Sequence[Note], task: Task, suite: Suite,
+              judge: DiscoveryFn | None = None) -> float:
+    """Share of the facts the task states (``suite.stated``) that ``after`` holds and ``before``
+    did not; where the suite states none, ``judge(before, after, task)``, or 0."""
+    facts = suite.stated(task)
     if not facts:
-        return 0.0
+        return judge(before, after, task) if judge else 0.0
     was, now = _by_id(before), _by_id(after)
-    gained = [f for f in facts if holding(now, *f) and not holding(was, *f)]
+    gained = [f for f in facts if holding_fact(now, f) and not holding_fact(was, f)]
     return len(gained) / len(facts)
 
 
-def actor_reward(score: float, before: Sequence[Note], after: Sequence[Note], task: Task,
+def actor_reward(score: float, before: Sequence[Note], after: Sequence[Note], task: Task, suite: Suite,
                  weight: float = 0.5, judge: DiscoveryFn | None = None) -> float:
     """Task score plus ``weight`` × discovery of the write that followed the answer."""
-    return score + weight * discovery(before, after, task, judge)
+    return score + weight * discovery(before, after, task, suite, judge)
 
 
 def completion_text(completion) -> str:

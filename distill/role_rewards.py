@@ -109,4 +109,5 @@ class RoleRewards:
         except Exception:  # noqa: BLE001 - no write, no discovery
             write = Write()
         after = memory_after(state, write).notes()
-        return actor_reward(outcome.score, state.snapshot.notes, after, state.task, self.discovery_weight, self.judge)
+        return actor_reward(outcome.score, state.snapshot.notes, after, state.task, self.suite,
+                            self.discovery_weight, self.judge)

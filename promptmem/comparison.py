@@ -31,14 +31,16 @@ class Entry:
 def row_of(report: Report) -> dict:
     cost = report.agent.cost
     return {"score": report.agent.score, "memory_gain": report.memory_gain,
+            "notes_recall": report.agent.notes_recall, "per_stream": report.agent.per_stream,
             "tokens_per_task": cost.prompt_tokens_per_task + cost.completion_tokens_per_task,
             "seconds_per_task": cost.seconds_per_task}
 
 
 def markdown_table(rows: dict[str, dict], first: str = "program") -> str:
-    lines = [f"| {first} | score | memory gain | tokens/task | s/task |", "|---|---|---|---|---|"]
-    lines += [f"| {k} | {v['score']:.3f} | {v['memory_gain']:+.3f} | {v['tokens_per_task']:.0f} | "
-              f"{v['seconds_per_task']:.1f} |" for k, v in rows.items()]
+    lines = [f"| {first} | score | memory gain | notes recall | tokens/task | s/task |", "|---|---|---|---|---|---|"]
+    lines += [f"| {k} | {v['score']:.3f} | {v['memory_gain']:+.3f} | "
+              f"{'–' if v.get('notes_recall') is None else format(v['notes_recall'], '.3f')} | "
+              f"{v['tokens_per_task']:.0f} | {v['seconds_per_task']:.1f} |" for k, v in rows.items()]
     return "\n".join(lines) + "\n"
 
 

@@ -1,6 +1,6 @@
-"""The continual metric with per-role feedback, computed from a stream's ground truth and
-the run's trace. One plain function over a ``StreamResult``: GEPA's feedback, the report
-and (later) GRPO's rewards all read it.
+"""The continual metric with per-role feedback, computed from the suite's ground truth
+(``Suite.evidence``) and the run's trace. One plain function over a ``StreamResult`` and its
+suite, on any suite: GEPA's feedback reads it; the GRPO rewards share its note matching.
 
 Writer feedback says what the notes lacked when a question came (and why: never written,
 deleted, rejected over budget), which stale values they still held, and which notes no
@@ -10,10 +10,12 @@ was wrong, and when the answer was a stale value.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from promptmem.metrics import stream_score
 from promptmem.runner import StreamResult, TaskRecord
+from promptmem.tasks import Evidence, Fact, Suite, Task
 
 
 @dataclass
@@ -61,6 +63,19 @@ def holding(notes: dict[str, str], *values: str) -> list[str]:
     return [f"[{i}] {t}" for i, t in notes.items() if mentions(t, *values)]
 
 
+def holding_fact(notes: dict[str, str], fact: Fact, partial: bool = False) -> list[str]:
+    """The notes that mention the fact's value and subject; ``partial``: every word of the
+    value, in any order."""
+    values = re.findall(r"\w+", fact.value) if partial else [fact.value]
+    return holding(notes, *values, *([fact.subject] if fact.subject else []))
+
+
+def record_task(record: TaskRecord) -> Task:
+    """The task a record answered, as far as the record keeps it (no observation or scorer):
+    enough for ``Suite.evidence``, which reads the id, question, answers and meta."""
+    return Task(record.task_id, "", record.question, tuple(record.gold), meta=record.meta)
+
+
 def _why_missing(result: StreamResult, upto: int, value: str) -> str:
     """What happened to a fact before position ``upto``: rejected, deleted, or never written."""
     for record in reversed(result.records[:upto]):
@@ -72,32 +87,39 @@ def _why_missing(result: StreamResult, upto: int, value: str) -> str:
         if op["applied"]) else "; it was written but later deleted or overwritten"
 
 
-def _question_feedback(result: StreamResult, record: TaskRecord, notes: dict[str, str],
-                       writer: list[str], actor: list[str]) -> None:
-    if record.score == 1.0:
+def _question_feedback(result: StreamResult, record: TaskRecord, evidence: Evidence,
+                       notes: dict[str, str], writer: list[str], actor: list[str]) -> None:
+    answered = record.answer is not None  # None: a writer-only run, judged by notes recall
+    if record.score == 1.0 or (not answered and record.notes_recall == 1.0):
         return
-    meta, gold = record.meta, record.gold
-    entity = meta.get("service", "")
-    key = (entity,) if entity else ()
-    held = [g for g in gold if holding(notes, g, *key)]
-    if held:
+    gold = evidence.needed[0]
+    held = [f.value for f in evidence.needed if holding_fact(notes, f, evidence.partial)]
+    if held and answered:
         actor.append(f"{record.task_id}: the notes held the answer ({held[0]}) but you answered "
                       f"{record.answer!r}.")
-    elif meta.get("question_type") != "current":
-        origin = f", stated in t{meta['stated_in']:02d}" if "stated_in" in meta else ""
-        writer.append(f"{record.task_id} asked {record.question!r}: the answer ({gold[0]}{origin}) "
-                      f"was not in the notes{_why_missing(result, record.position, gold[0])}.")
-    for stale in meta.get("stale_values", []):
+    elif not held and not evidence.current:
+        origin = f", stated in {', '.join(evidence.stated_in)}" if evidence.stated_in else ""
+        writer.append(f"{record.task_id} asked {record.question!r}: the answer ({gold.value}{origin}) "
+                      f"was not in the notes{_why_missing(result, record.position, gold.value)}.")
+    _stale_feedback(record, evidence, notes, writer, actor)
+
+
+def _stale_feedback(record: TaskRecord, evidence: Evidence, notes: dict[str, str],
+                    writer: list[str], actor: list[str]) -> None:
+    """Stale values in the answer (actor) and still in the notes (writer)."""
+    gold = evidence.needed[0]
+    last = evidence.updated_in[-1] if evidence.updated_in else ""
+    changed = f"it changed to {gold.value}" + (f" in {last}" if last else "")
+    after = f" after {last} changed it to {gold.value}" if last else f"; it is now {gold.value}"
+    for stale in evidence.stale:
         if record.answer and stale.lower() in record.answer.lower():
-            actor.append(f"{record.task_id}: you answered with the stale value {stale}; "
-                         f"it changed to {gold[0]} in t{meta['updated_in'][-1]:02d}.")
-        for line in holding(notes, stale, *key):
-            writer.append(f"{record.task_id}: the notes still held the stale value {stale} "
-                          f"({line}) after t{meta['updated_in'][-1]:02d} changed it to {gold[0]}.")
+            actor.append(f"{record.task_id}: you answered with the stale value {stale}; {changed}.")
+        for line in holding_fact(notes, Fact(stale, gold.subject)):
+            writer.append(f"{record.task_id}: the notes still held the stale value {stale} ({line}){after}.")
 
 
 def _unused_notes(result: StreamResult, limit: int) -> list[str]:
-    golds = [g for r in result.records if r.score is not None for g in r.gold]
+    golds = [g for r in result.records if r.question is not None for g in r.gold]
     unused = [f"[{n['id']}] {n['text']}" for n in result.final_notes
               if not any(mentions(n["text"], g) for g in golds)]
     if not unused:
@@ -105,14 +127,16 @@ def _unused_notes(result: StreamResult, limit: int) -> list[str]:
     return [f"No question in this stream was answered by these notes: {'; '.join(unused[:limit])}"]
 
 
-def stream_feedback(result: StreamResult, unused_limit: int = 3) -> StreamFeedback:
-    """Score and per-role feedback for one agent's run over one stream."""
+def stream_feedback(result: StreamResult, suite: Suite, unused_limit: int = 3) -> StreamFeedback:
+    """Score and per-role feedback for one agent's run over one of ``suite``'s streams;
+    questions the suite has no evidence for get none."""
     timeline = notes_timeline(result)
     writer: list[str] = []
     actor: list[str] = []
     for record, notes in zip(result.records, timeline):
-        if record.score is not None:
-            _question_feedback(result, record, notes, writer, actor)
+        evidence = suite.evidence(record_task(record)) if record.question is not None else None
+        if evidence is not None and evidence.needed:
+            _question_feedback(result, record, evidence, notes, writer, actor)
     writer += _unused_notes(result, unused_limit)
     writer += [f"{r.task_id}: the write failed: {r.write_error}" for r in result.records if r.write_error][:3]
     return StreamFeedback(stream_score(result.records), writer, actor)

@@ -12,19 +12,24 @@ from promptmem.runner import StreamResult, TaskRecord
 
 @dataclass
 class Cost:
-    """Per-task averages over every step (observe-only steps included) and the total time."""
+    """Per-task averages over every step (observe-only steps included) and the total time.
+    Of the prompt tokens, ``prompt_tokens_reused_per_task`` came from a cached prefix (a local
+    model's per-family context; a hosted LM's prompt cache) and the rest were processed."""
 
     calls_per_task: float
     prompt_tokens_per_task: float
     completion_tokens_per_task: float
     seconds_per_task: float
     total_seconds: float
+    prompt_tokens_reused_per_task: float = 0.0
 
 
 @dataclass
 class Summary:
     """One agent over a set of streams.
 
+    ``notes_recall`` is the mean over streams of each stream's mean notes recall (None when
+    no question had one: no memory, or a suite without evidence).
     ``score`` is the mean over streams of each stream's mean *headline* question score (a
     task whose ``meta["headline"]`` is False, e.g. LoCoMo's adversarial category, is
     reported only in ``breakdown``); ``metrics`` are the suite's extra metrics averaged the
@@ -46,6 +51,7 @@ class Summary:
     write_failures: int
     rejected_ops: int
     final_notes_chars: float
+    notes_recall: float | None = None
 
 
 @dataclass
@@ -87,7 +93,8 @@ def _cost(records: Sequence[TaskRecord]) -> Cost:
         prompt_tokens_per_task=round(sum(r.prompt_tokens for r in records) / n, 1),
         completion_tokens_per_task=round(sum(r.completion_tokens for r in records) / n, 1),
         seconds_per_task=round(sum(r.seconds for r in records) / n, 3),
-        total_seconds=round(sum(r.seconds for r in records), 2))
+        total_seconds=round(sum(r.seconds for r in records), 2),
+        prompt_tokens_reused_per_task=round(sum(r.prompt_tokens_reused for r in records) / n, 1))
 
 
 def _headline(records: Sequence[TaskRecord]) -> list[TaskRecord]:
@@ -97,6 +104,17 @@ def _headline(records: Sequence[TaskRecord]) -> list[TaskRecord]:
 def stream_score(records: Sequence[TaskRecord]) -> float:
     """One stream's continual score: the mean of its headline question scores."""
     return _group_stats(_headline(records))["score"]
+
+
+def stream_recall(records: Sequence[TaskRecord]) -> float | None:
+    """One stream's notes recall: the mean over its headline questions that have one."""
+    values = [r.notes_recall for r in records if r.notes_recall is not None and r.meta.get("headline", True)]
+    return round(mean(values), 4) if values else None
+
+
+def _mean_recall(results: Sequence[StreamResult]) -> float | None:
+    per_stream = [v for v in (stream_recall(res.records) for res in results) if v is not None]
+    return round(mean(per_stream), 4) if per_stream else None
 
 
 def summarize(results: Sequence[StreamResult], breakdown_keys: Sequence[str] = ()) -> Summary:
@@ -123,7 +141,8 @@ def summarize(results: Sequence[StreamResult], breakdown_keys: Sequence[str] = (
         write_failures=sum(bool(r.write_error) for r in records),
         rejected_ops=sum(not op["applied"] for r in records for op in r.ops),
         final_notes_chars=round(_mean(sum(len(n["text"]) for n in res.final_notes)
-                                      for res in results), 1))
+                                      for res in results), 1),
+        notes_recall=_mean_recall(results))
 
 
 def build_report(agent: Sequence[StreamResult], baseline: Sequence[StreamResult] | None,

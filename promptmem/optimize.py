@@ -22,7 +22,9 @@ from promptmem.comparison import Entry, compare
 from promptmem.evaluate import EvalConfig, claim_run_dir
 from promptmem.feedback import stream_feedback
 from promptmem.lm import LMConfig, adapter_for, is_local, make_lm
+from promptmem.proposer import CompactProposer, role_of
 from promptmem.programs.agent import MemoryAgent, resolve_agent, save_agent
+from promptmem.metrics import stream_recall
 from promptmem.runner import run_stream
 from promptmem.suites import make_suite
 from promptmem.tasks import Stream, Suite
@@ -34,7 +36,9 @@ AUTO_BUDGETS = ("light", "medium", "heavy")
 class OptimizeConfig:
     """What to optimize and with how much budget; written to ``config.json``."""
 
-    suite: str = "synthetic"  # suite (synthetic: windows are generated streams of `window` tasks)
+    suite: str = "synthetic"  # synthetic (windows are generated streams) | jsonl | locomo (windows
+    #   are cut from the file's streams; train, val and test take disjoint streams, in file order)
+    data: str | None = None  # jsonl, locomo: the data file
     agent: str = "seed"  # the starting program: seed | PATH.json
     writer: str = "ops"  # the seed agent's writer: ops | notes | mem0
     budget: str = "light"  # GEPA budget: light | medium | heavy | a number of metric calls
@@ -48,35 +52,59 @@ class OptimizeConfig:
     minibatch: int = 3  # GEPA reflection minibatch size
     components: str = "round_robin"  # which predictors GEPA edits per step: round_robin | all
     threads: int = 1  # GEPA evaluation threads (1 for local models)
+    objective: str = "continual"  # continual: stream score with per-role feedback | recall: the
+    #   writer alone (no actor calls), scored by notes recall; GEPA then edits the writer only
+    proposer: str = "compact"  # compact: the reflection LM sees deduplicated failures | gepa: GEPA's own prompt
+    cache_evaluation: bool = True  # GEPA caches (candidate, example) scores: no example runs twice
 
 
 class StreamProgram(dspy.Module):
-    """An agent run over a whole stream: ``forward(stream) -> Prediction(result=StreamResult)``.
-    Uses the LM and adapter of the current DSPy context."""
+    """An agent run over a whole stream: ``forward(stream) -> Prediction(result=StreamResult, suite)``.
+    Uses the LM and adapter of the current DSPy context; ``act=False`` runs the writer alone."""
 
-    def __init__(self, agent: MemoryAgent, suite: Suite, budget: int):
+    def __init__(self, agent: MemoryAgent, suite: Suite, budget: int, act: bool = True):
         super().__init__()
         self.agent = agent
-        self.suite, self.budget = suite, budget
+        self.suite, self.budget, self.act = suite, budget, act
 
     def forward(self, stream: Stream) -> dspy.Prediction:
         result = run_stream(self.agent, stream, self.suite, dspy.settings.lm, budget=self.budget,
-                            adapter=dspy.settings.adapter)
-        return dspy.Prediction(result=result)
-
-
-def role_of(pred_name: str | None) -> str | None:
-    """'writer' / 'actor' for a predictor name such as 'agent.writer.predict'; None: both."""
-    for role in ("writer", "actor"):
-        if pred_name and role in pred_name.split("."):
-            return role
-    return None
+                            adapter=dspy.settings.adapter, act=self.act)
+        return dspy.Prediction(result=result, suite=self.suite)
 
 
 def continual_metric(gold, pred, trace=None, pred_name=None, pred_trace=None) -> dspy.Prediction:
     """GEPA's metric: the stream score, with the feedback of the role being edited."""
-    feedback = stream_feedback(pred.result)
+    feedback = stream_feedback(pred.result, pred.suite)
     return dspy.Prediction(score=feedback.score, feedback=feedback.text(role_of(pred_name)))
+
+
+def recall_metric(gold, pred, trace=None, pred_name=None, pred_trace=None) -> dspy.Prediction:
+    """GEPA's metric for a writer-only run: the stream's notes recall, with writer feedback."""
+    recall = stream_recall(pred.result.records)
+    return dspy.Prediction(score=recall or 0.0, feedback=stream_feedback(pred.result, pred.suite).text("writer"))
+
+
+OBJECTIVES = {"continual": continual_metric, "recall": recall_metric}
+
+
+def writer_components(state, trajectories, subsample_scores, candidate_idx, candidate) -> list[str]:
+    """GEPA component selector for ``--objective recall``: every writer predictor, never the actor."""
+    return [name for name in candidate if role_of(name) == "writer"]
+
+
+def _gepa_options(config: OptimizeConfig, reflection_lm) -> dict:
+    """GEPA's levers as the config sets them."""
+    if config.objective not in OBJECTIVES:
+        raise ValueError(f"unknown objective {config.objective!r}; known: {', '.join(OBJECTIVES)}")
+    if config.proposer not in ("compact", "gepa"):
+        raise ValueError(f"unknown proposer {config.proposer!r}; known: compact, gepa")
+    options = {"metric": OBJECTIVES[config.objective], "reflection_minibatch_size": config.minibatch,
+               "component_selector": writer_components if config.objective == "recall" else config.components,
+               "gepa_kwargs": {"cache_evaluation": config.cache_evaluation}}
+    if config.proposer == "compact":
+        options["instruction_proposer"] = CompactProposer(reflection_lm)
+    return options
 
 
 def _gepa_budget(budget: str) -> dict:
@@ -125,9 +153,13 @@ def _plot_curve(results, out: Path) -> None:
 
 
 def _compare(config: OptimizeConfig, lm_config: LMConfig, out: Path, lm) -> dict:
+    """Seed vs optimized on the held-out streams (files: the streams after train and val)."""
+    synthetic = config.suite == "synthetic"
+    held_out = {"seed": config.seed + 2, "tasks": config.test_tasks} if synthetic else {
+        "seed": config.train + config.val, "data": config.data}
     entries = [Entry(label, EvalConfig(suite=config.suite, agent=agent, writer=config.writer,
-                                       streams=config.test, seed=config.seed + 2, tasks=config.test_tasks,
-                                       budget=config.notes_budget, threads=config.threads), lm_config, lm)
+                                       streams=config.test, budget=config.notes_budget,
+                                       threads=config.threads, **held_out), lm_config, lm)
                for label, agent in (("seed", config.agent), ("optimized", str(out / "program.json")))]
     return compare(entries, out, runs=out / "test")
 
@@ -136,26 +168,56 @@ def _examples(streams: list[Stream]) -> list[dspy.Example]:
     return [dspy.Example(stream=s).with_inputs("stream") for s in streams]
 
 
+def windows(stream: Stream, size: int) -> list[Stream]:
+    """Consecutive windows of ``size`` tasks cut from ``stream``; those without a question are dropped."""
+    cuts = [stream.tasks[i:i + size] for i in range(0, len(stream.tasks), size)]
+    return [Stream(f"{stream.id}/w{i}", tasks) for i, tasks in enumerate(cuts)
+            if any(task.is_question for task in tasks)]
+
+
+def split_streams(config: OptimizeConfig) -> tuple[Suite, list[Stream], list[Stream], dict]:
+    """The suite whose streams the GEPA examples come from, train and val windows, and the
+    split as written to ``split.json``. Synthetic: generated windows (train seed, val seed+1,
+    held-out test seed+2). Files: the first ``train`` streams, the next ``val``, then ``test``
+    held-out streams; a file holding fewer streams than that is a ValueError."""
+    if config.suite == "synthetic":
+        suite = make_suite("synthetic", tasks=config.window)
+        train, val = suite.streams(config.train, seed=config.seed), suite.streams(config.val, seed=config.seed + 1)
+        return suite, train, val, {"train_seed": config.seed, "val_seed": config.seed + 1, "test_seed": config.seed + 2,
+                                   "train": [s.id for s in train], "val": [s.id for s in val]}
+    if not config.data:
+        raise ValueError(f"optimizing on the {config.suite} suite needs --data PATH")
+    suite = make_suite(config.suite, path=config.data)
+    wanted = config.train + config.val + config.test
+    streams = suite.streams(wanted)
+    if len(streams) < wanted:
+        raise ValueError(f"{config.data} holds {len(streams)} streams; optimize needs {wanted} disjoint ones "
+                         f"(--train {config.train} --val {config.val} --test {config.test}): lower them or add streams")
+    parts = {"train": streams[:config.train], "val": streams[config.train:config.train + config.val],
+             "test": streams[config.train + config.val:]}
+    train, val = ([w for s in parts[name] for w in windows(s, config.window)] for name in ("train", "val"))
+    split = {name: [s.id for s in part] for name, part in parts.items()}
+    return suite, train, val, {**split, "window": config.window, "train_windows": len(train), "val_windows": len(val)}
+
+
 def optimize(config: OptimizeConfig, lm_config: LMConfig, reflection: LMConfig, out: str | Path,
              *, lm=None, reflection_lm=None) -> dict:
     """Run GEPA into ``out`` (resuming its checkpoint there) and compare on held-out streams."""
     out = Path(out)
     gepa_budget = _gepa_budget(config.budget)
-    if config.suite != "synthetic":
-        raise ValueError("optimize needs generated windows: only the synthetic suite is supported yet")
-    suite = make_suite(config.suite, tasks=config.window)
+    suite, train, val, split = split_streams(config)
     budget = config.notes_budget or suite.notes_budget
-    claim_run_dir(out, {"optimize": config, "lm": lm_config, "reflection_lm": reflection, "notes_budget": budget})
-    trainset = _examples(suite.streams(config.train, seed=config.seed))
-    valset = _examples(suite.streams(config.val, seed=config.seed + 1))
-    program = StreamProgram(resolve_agent(config.agent, config.writer), suite, budget)
     lm = lm or make_lm(lm_config)
     reflection_lm = reflection_lm or make_lm(reflection)
+    options = _gepa_options(config, reflection_lm)
+    claim_run_dir(out, {"optimize": config, "lm": lm_config, "reflection_lm": reflection, "notes_budget": budget})
+    (out / "split.json").write_text(json.dumps(split, indent=2))
+    trainset, valset = _examples(train), _examples(val)
+    program = StreamProgram(resolve_agent(config.agent, config.writer), suite, budget,
+                            act=config.objective != "recall")
     threads = 1 if is_local(lm_config.spec) else config.threads
-    gepa = dspy.GEPA(metric=continual_metric, reflection_lm=reflection_lm, log_dir=str(out / "gepa"),
-                     track_stats=True, num_threads=threads, seed=config.seed,
-                     reflection_minibatch_size=config.minibatch, component_selector=config.components,
-                     use_merge=True, **gepa_budget)
+    gepa = dspy.GEPA(reflection_lm=reflection_lm, log_dir=str(out / "gepa"), track_stats=True,
+                     num_threads=threads, seed=config.seed, use_merge=True, **options, **gepa_budget)
     with dspy.context(lm=lm, adapter=adapter_for(lm_config.spec)):
         optimized = gepa.compile(program, trainset=trainset, valset=valset)
     save_agent(optimized.agent, out / "program.json")

@@ -10,8 +10,11 @@ from promptmem.metrics import Report, Summary
 
 def _row(s: Summary) -> str:
     c = s.cost
-    return (f"| {s.agent} | {s.score:.3f} | {s.questions} | {c.calls_per_task:.2f} | "
+    recall = "–" if s.notes_recall is None else f"{s.notes_recall:.3f}"
+    processed = c.prompt_tokens_per_task - c.prompt_tokens_reused_per_task
+    return (f"| {s.agent} | {s.score:.3f} | {recall} | {s.questions} | {c.calls_per_task:.2f} | "
             f"{c.prompt_tokens_per_task + c.completion_tokens_per_task:.0f} | "
+            f"{processed:.0f} / {c.prompt_tokens_reused_per_task:.0f} | "
             f"{c.seconds_per_task:.2f} | {s.write_failures} | {s.rejected_ops} | "
             f"{s.final_notes_chars:.0f} |")
 
@@ -21,12 +24,15 @@ def summary_markdown(report: Report) -> str:
     lines = [f"# promptmem eval: {report.agent.agent}", "",
              f"suite `{cfg.get('suite', {}).get('name', '?')}`, LM `{cfg.get('lm', {}).get('spec', '?')}`, "
              f"{report.agent.streams} streams, notes budget {cfg.get('budget', '?')} chars", "",
-             "| agent | score | questions | LM calls/task | tokens/task | s/task | failed writes | rejected ops | final notes (chars) |",
-             "|---|---|---|---|---|---|---|---|---|", _row(report.agent)]
+             "| agent | score | notes recall | questions | LM calls/task | tokens/task "
+             "| prompt tokens/task processed / reused | s/task | failed writes | rejected ops | final notes (chars) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|", _row(report.agent)]
     if report.baseline and report.baseline is not report.agent and report.baseline.agent != report.agent.agent:
         lines.append(_row(report.baseline))
     if report.memory_gain is not None:
         lines += ["", f"**Memory gain** over no-memory on the same streams: {report.memory_gain:+.3f}"]
+    lines += ["", "*Notes recall*: the share of questions whose shown notes (after retrieval) held the "
+              "gold answer and no stale value of it; no LM judges it."]
     for key, groups in report.agent.breakdown.items():
         names = [k for k in next(iter(groups.values()), {}) if k != "n"]
         lines += ["", f"By `{key}`:", "", f"| {key} | n | " + " | ".join(names) + " |",

@@ -11,13 +11,18 @@ from dspy.utils.usage_tracker import track_usage
 
 from promptmem.memory import EMPTY_NOTES, InMemoryStore, Memory
 from promptmem.programs.writers import Write
+from promptmem.recall import notes_recall
 from promptmem.tasks import Stream, Suite, Task
 
 
 @dataclass
 class TaskRecord:
-    """Everything one step did. ``score`` is None on observe-only steps; ``error`` and
-    ``write_error`` say why the actor's answer or the writer's output was unusable."""
+    """Everything one step did. ``score`` is None on observe-only steps (and on every step of
+    a writer-only run); ``notes_recall`` is whether the notes shown for the question held its
+    answer (``promptmem.recall``; None where memory is not needed or not used);
+    ``prompt_tokens_reused`` counts prompt tokens served from a cached prefix instead of being
+    processed; ``error`` and ``write_error`` say why the actor's answer or the writer's output
+    was unusable."""
 
     task_id: str
     position: int
@@ -34,6 +39,8 @@ class TaskRecord:
     completion_tokens: int
     seconds: float
     metrics: dict[str, float] = field(default_factory=dict)
+    notes_recall: float | None = None
+    prompt_tokens_reused: int = 0
     error: str = ""
     write_error: str = ""
     write_raw: str = ""
@@ -63,21 +70,26 @@ def _describe(err: Exception) -> str:
     return f"{type(err).__name__}: {str(err).splitlines()[0][:300] if str(err) else ''}"
 
 
-def _usage(tracker) -> tuple[int, int, int]:
+def _usage(tracker) -> dict[str, int]:
     entries = [entry for calls in tracker.usage_data.values() for entry in calls]
-    prompt = sum(entry.get("prompt_tokens") or 0 for entry in entries)
-    completion = sum(entry.get("completion_tokens") or 0 for entry in entries)
-    return len(entries), prompt, completion
+    return {"calls": len(entries),
+            "prompt_tokens": sum(entry.get("prompt_tokens") or 0 for entry in entries),
+            "completion_tokens": sum(entry.get("completion_tokens") or 0 for entry in entries),
+            "prompt_tokens_reused": sum((entry.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
+                                        for entry in entries)}
 
 
-def run_task(agent, task: Task, position: int, suite: Suite, memory: Memory) -> TaskRecord:
-    """One step. LM failures are recorded, never raised: the stream goes on."""
+def run_task(agent, task: Task, position: int, suite: Suite, memory: Memory, act: bool = True) -> TaskRecord:
+    """One step. LM failures are recorded, never raised: the stream goes on. With
+    ``act=False`` the actor is not called (a writer-only run: notes recall, no score)."""
     start = time.perf_counter()
-    answer = outcome = None
+    answer = outcome = recall = None
     error = ""
     with track_usage() as tracker:
-        if task.is_question:
-            notes = memory.render(task.question) if agent.uses_memory else EMPTY_NOTES
+        notes = memory.render(task.question) if task.is_question and agent.uses_memory else EMPTY_NOTES
+        if task.is_question and agent.uses_memory:
+            recall = notes_recall(suite.evidence(task), notes)
+        if task.is_question and act:
             try:
                 answer = agent.actor(notes=notes, observation=task.observation, question=task.question)
             except Exception as err:  # noqa: BLE001 - any LM/adapter failure is data here
@@ -90,28 +102,28 @@ def run_task(agent, task: Task, position: int, suite: Suite, memory: Memory) -> 
             except Exception as err:  # noqa: BLE001
                 write = Write(error=f"writer failed: {_describe(err)}")
     results = memory.apply(write.ops, step=task.id)
-    calls, prompt_tokens, completion_tokens = _usage(tracker)
+    usage = _usage(tracker)
     notes = memory.notes()
     return TaskRecord(
         task_id=task.id, position=position, question=task.question, answer=answer,
         gold=list(task.answer), score=outcome.score if outcome else None,
         feedback=outcome.feedback if outcome else "", ops=[r.to_json() for r in results],
         metrics=dict(outcome.metrics) if outcome else {},
-        notes_chars=sum(len(n.text) for n in notes), notes_count=len(notes), calls=calls,
-        prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+        notes_chars=sum(len(n.text) for n in notes), notes_count=len(notes), notes_recall=recall, **usage,
         seconds=round(time.perf_counter() - start, 3), error=error,
         write_error=write.error, write_raw=write.raw, meta=dict(task.meta))
 
 
 def run_stream(agent, stream: Stream, suite: Suite, lm: dspy.BaseLM, *, budget: int,
                adapter: dspy.Adapter | None = None, memory: Memory | None = None,
-               on_task: Callable[[TaskRecord], None] | None = None) -> StreamResult:
-    """Run the stream's tasks in order with one memory; ``on_task`` sees each record."""
+               on_task: Callable[[TaskRecord], None] | None = None, act: bool = True) -> StreamResult:
+    """Run the stream's tasks in order with one memory; ``on_task`` sees each record;
+    ``act=False``: the writer alone (see ``run_task``)."""
     memory = memory if memory is not None else InMemoryStore(budget)
     records = []
     with dspy.context(lm=lm, adapter=adapter or dspy.ChatAdapter()):
         for position, task in enumerate(stream.tasks):
-            record = run_task(agent, task, position, suite, memory)
+            record = run_task(agent, task, position, suite, memory, act)
             records.append(record)
             if on_task:
                 on_task(record)

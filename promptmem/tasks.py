@@ -46,6 +46,34 @@ class Outcome:
     metrics: Mapping[str, float] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Fact:
+    """A fact as a suite knows it: ``value`` (e.g. "8642") about ``subject`` (e.g.
+    "billing-api"; "" when the suite has no subjects)."""
+
+    value: str
+    subject: str = ""
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the suite knows a question needs from memory.
+
+    ``needed``: the facts that answer it (any one suffices); ``stated_in`` / ``updated_in``:
+    ids of the earlier tasks that stated it / changed it, oldest first; ``stale``: values it
+    held before and that are wrong now; ``current``: the answer is in the question's own
+    observation, so memory is not needed; ``partial``: free-text answers (LoCoMo) -- notes are
+    credited with the share of the answer's words they hold rather than all-or-nothing.
+    """
+
+    needed: tuple[Fact, ...]
+    stated_in: tuple[str, ...] = ()
+    updated_in: tuple[str, ...] = ()
+    stale: tuple[str, ...] = ()
+    current: bool = False
+    partial: bool = False
+
+
 @runtime_checkable
 class Suite(Protocol):
     """A named source of streams plus its scorer.
@@ -54,6 +82,10 @@ class Suite(Protocol):
     arguments give the same streams. ``score`` must be pure. ``notes_budget`` is the
     suite's recommended notes size in characters; reports break scores down by the task
     ``meta`` keys in ``breakdown_keys``; ``describe()`` is the suite's config as JSON.
+    ``evidence(task)`` says what a question needs from memory (None for observe-only steps or
+    where the suite knows nothing); ``stated(task)`` lists the facts a task's observation
+    reveals or changes (empty where unknown). Feedback, notes recall and the GRPO rewards read
+    ground truth through these two methods only.
     """
 
     name: str
@@ -65,3 +97,7 @@ class Suite(Protocol):
     def score(self, task: Task, answer: str) -> Outcome: ...
 
     def describe(self) -> dict: ...
+
+    def evidence(self, task: Task) -> Evidence | None: ...
+
+    def stated(self, task: Task) -> tuple[Fact, ...]: ...

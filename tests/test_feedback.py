@@ -2,6 +2,9 @@
 
 from promptmem.feedback import notes_timeline, stream_feedback
 from promptmem.runner import StreamResult, TaskRecord
+from promptmem.suites import SyntheticSuite
+
+SUITE = SyntheticSuite()
 
 
 def op(kind, text="", note_id=None, applied=True, reason="", result_id=None):
@@ -51,7 +54,7 @@ def test_notes_timeline_replays_the_trace():
 
 
 def test_each_feedback_kind_appears_where_it_is_true():
-    feedback = stream_feedback(build())
+    feedback = stream_feedback(build(), SUITE)
     assert feedback.score == 0.25
     writer, actor = "\n".join(feedback.writer), "\n".join(feedback.actor)
     assert ("t02 asked 'Which port does billing-api listen on?': the answer (8123, stated in t01) "
@@ -69,7 +72,7 @@ def test_a_perfect_run_says_so():
     result = build()
     result.records = [r for r in result.records if r.score in (None, 1.0)]
     result.final_notes = [{"id": "n3", "text": "geo-cache region eu-west-1"}]
-    feedback = stream_feedback(result)
+    feedback = stream_feedback(result, SUITE)
     assert feedback.score == 1.0 and feedback.writer == [] and feedback.actor == []
     assert feedback.text() == "No problems found: every question was answered correctly."
 

@@ -21,6 +21,8 @@ def test_eval_on_the_embedded_model_writes_a_run_directory(tmp_path):
     assert agent["questions"] == baseline["questions"] > 0
     assert agent["actor_failures"] == 0  # JSON-schema decoding: every answer parses
     assert agent["cost"]["prompt_tokens_per_task"] > 100 and agent["cost"]["seconds_per_task"] > 0
+    assert agent["cost"]["prompt_tokens_reused_per_task"] > 0  # per-family contexts reuse prefixes
+    assert 0 <= agent["notes_recall"] <= 1 and report["baseline"]["notes_recall"] is None
     (stream,) = (out / "streams" / "agent").glob("*.json")
     records = json.loads(stream.read_text())["records"]
     assert len(records) == 5 and all(r["write_raw"] for r in records)
@@ -28,3 +30,24 @@ def test_eval_on_the_embedded_model_writes_a_run_directory(tmp_path):
     assert sum(r["calls"] for r in records) == 5 + agent["questions"]
     assert any(op["applied"] and op["kind"] == "ADD" for r in records for op in r["ops"])
     assert (out / "learning_curve.png").stat().st_size > 1000
+
+
+def test_per_role_contexts_reuse_each_roles_prefix_and_change_no_output():
+    """One llama.cpp context per prompt family against one shared context, on a fixed stream:
+    the same greedy answers and writes, and more of the prompt served from cache."""
+    from promptmem.lm import LMConfig, adapter_for, make_lm
+    from promptmem.programs.agent import build_agent
+    from promptmem.runner import run_stream
+    from promptmem.suites import make_suite
+
+    spec = "local:qwen2.5-coder-0.5b"
+    suite = make_suite("synthetic", tasks=5)
+    (stream,) = suite.streams(1, seed=4243)
+    runs = {contexts: run_stream(build_agent("seed", "ops"), stream, suite, make_lm(LMConfig(spec=spec, contexts=contexts)),
+                                 budget=suite.notes_budget, adapter=adapter_for(spec)).records
+            for contexts in (1, 4)}
+    assert [(r.answer, r.write_raw) for r in runs[1]] == [(r.answer, r.write_raw) for r in runs[4]]
+    assert [r.prompt_tokens for r in runs[1]] == [r.prompt_tokens for r in runs[4]]
+    reused = {contexts: sum(r.prompt_tokens_reused for r in records) for contexts, records in runs.items()}
+    assert runs[4][1].prompt_tokens_reused > 0  # the writer's second call starts from its first prompt
+    assert reused[4] > reused[1]

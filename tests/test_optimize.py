@@ -10,14 +10,14 @@ from promptmem.lm import LMConfig
 from promptmem.optimize import OptimizeConfig, continual_metric, optimize, role_of
 from promptmem.programs import load_agent
 from promptmem.runner import StreamResult
-from promptmem.suites.synthetic import KEY_KINDS, SERVICES
+from promptmem.suites.synthetic import KEY_KINDS, SERVICES, SyntheticSuite
 
 NEW = "Keep one line per service with its port, owner, region and version; drop everything else."
 CONFIG = OptimizeConfig(budget="14", train=2, val=2, test=1, window=5, test_tasks=6, seed=3, minibatch=2)
 
 
 def reflection_lm() -> DummyLM:
-    return DummyLM([{"new_instruction": NEW}] * 50, adapter=dspy.JSONAdapter())
+    return DummyLM([{"new_instruction": NEW, "new_instructions": NEW}] * 50, adapter=dspy.JSONAdapter())
 
 
 class ScriptedWorld:
@@ -91,6 +91,77 @@ def test_metric_routes_feedback_by_role():
     assert role_of("agent.writer.predict") == "writer" and role_of("agent.actor.predict") == "actor"
     assert role_of(None) is None
     result = StreamResult("s", "seed", [], [], [])
-    pred = dspy.Prediction(result=result)
+    pred = dspy.Prediction(result=result, suite=SyntheticSuite())
     out = continual_metric(None, pred, pred_name="agent.writer.predict")
     assert out.score == 0.0 and "No problems found" in out.feedback
+
+
+def synthetic_as_jsonl(path, streams: int, tasks: int, seed: int):
+    """Synthetic streams written as a user's JSONL file, with the documented ground-truth meta."""
+    from promptmem.suites import make_suite
+
+    lines = []
+    for stream in make_suite("synthetic", tasks=tasks).streams(streams, seed=seed):
+        rows = []
+        for t in stream.tasks:
+            meta = {"subject": t.meta["service"], "stale": t.meta["stale_values"]} if t.question else {}
+            rows.append({"id": t.id, "observation": t.observation, "question": t.question,
+                         "answer": list(t.answer) or None, "scorer": "contains", "meta": meta})
+        lines.append(json.dumps({"stream_id": stream.id, "tasks": rows}))
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_optimize_on_a_jsonl_file_uses_disjoint_streams_and_writes_the_split(tmp_path):
+    data = synthetic_as_jsonl(tmp_path / "mine.jsonl", streams=5, tasks=10, seed=11)
+    config = OptimizeConfig(suite="jsonl", data=str(data), budget="10", train=2, val=2, test=1, window=5, minibatch=2)
+    task_lm = dspy.LM("scripted/world", engine=ScriptedWorld(), cache=False)
+    summary = optimize(config, LMConfig(spec="dummy/task"), LMConfig(spec="dummy/reflect"), tmp_path / "run",
+                       lm=task_lm, reflection_lm=reflection_lm())
+    split = json.loads((tmp_path / "run" / "split.json").read_text())
+    assert len(split["train"]) == 2 and len(split["val"]) == 2 and len(split["test"]) == 1
+    assert not set(split["train"]) & set(split["val"]) and not (set(split["train"]) | set(split["val"])) & set(split["test"])
+    assert split["train_windows"] >= 2
+    assert summary["optimized_instructions"]["agent.writer.predict"] == NEW
+    held_out = json.loads((tmp_path / "run" / "test" / "optimized" / "report.json").read_text())
+    assert list(held_out["agent"]["per_stream"]) == split["test"]
+
+
+def test_a_file_too_small_to_split_is_a_clear_error(tmp_path):
+    import pytest
+
+    data = synthetic_as_jsonl(tmp_path / "small.jsonl", streams=3, tasks=6, seed=12)
+    config = OptimizeConfig(suite="jsonl", data=str(data), train=2, val=2, test=1)
+    with pytest.raises(ValueError, match="holds 3 streams; optimize needs 5 disjoint ones"):
+        optimize(config, LMConfig(spec="dummy/task"), LMConfig(spec="dummy/reflect"), tmp_path / "run",
+                 lm=DummyLM([]), reflection_lm=DummyLM([]))
+
+
+class CountingWorld(ScriptedWorld):
+    """ScriptedWorld that counts the actor's calls."""
+
+    actor_calls = 0
+
+    def complete(self, request):
+        if "[[ ## outcome ## ]]" not in request.messages[-1].text:
+            CountingWorld.actor_calls += 1
+        return super().complete(request)
+
+
+def test_recall_objective_runs_the_writer_alone_and_evolves_only_the_writer(tmp_path):
+    config = OptimizeConfig(budget="10", train=2, val=2, test=0, window=5, seed=3, minibatch=2, objective="recall")
+    task_lm = dspy.LM("scripted/world", engine=CountingWorld(), cache=False)
+    summary = optimize(config, LMConfig(spec="dummy/task"), LMConfig(spec="dummy/reflect"), tmp_path,
+                       lm=task_lm, reflection_lm=reflection_lm())
+    assert CountingWorld.actor_calls == 0
+    assert summary["optimized_instructions"]["agent.writer.predict"] == NEW
+    assert summary["optimized_instructions"]["agent.actor.predict"] == summary["seed_instructions"]["agent.actor.predict"]
+    assert summary["best_val_score"] > summary["seed_val_score"] == 0.0  # the seed writer keeps nothing
+
+
+def test_gepa_default_proposer_still_works(tmp_path):
+    config = OptimizeConfig(budget="14", train=2, val=2, test=0, window=5, seed=3, minibatch=2, proposer="gepa")
+    task_lm = dspy.LM("scripted/world", engine=ScriptedWorld(), cache=False)
+    summary = optimize(config, LMConfig(spec="dummy/task"), LMConfig(spec="dummy/reflect"), tmp_path,
+                       lm=task_lm, reflection_lm=reflection_lm())
+    assert summary["optimized_instructions"]["agent.writer.predict"] == NEW

@@ -65,25 +65,25 @@ def test_discovery_counts_additions_and_corrections_not_paraphrase():
     (fact,) = [f for f in task.meta["facts"] if f["type"] != "distractor"]
     service, value = fact["service"], fact["value"]
     said = [Note("n1", f"{service} has {value}")]
-    assert discovery([], said, task) == 1.0
-    assert discovery(said, [Note("n2", f"for {service}: {value} (noted)")], task) == 0.0  # paraphrase
-    assert discovery([Note("n1", f"{service} has 0.0.0-stale")], said, task) == 1.0      # correction
-    assert discovery(said, [], task) == 0.0
-    assert actor_reward(1.0, [], said, task, weight=0.5) == 1.5
-    assert actor_reward(0.0, said, said, task) == 0.0
+    assert discovery([], said, task, SUITE) == 1.0
+    assert discovery(said, [Note("n2", f"for {service}: {value} (noted)")], task, SUITE) == 0.0  # paraphrase
+    assert discovery([Note("n1", f"{service} has 0.0.0-stale")], said, task, SUITE) == 1.0       # correction
+    assert discovery(said, [], task, SUITE) == 0.0
+    assert actor_reward(1.0, [], said, task, SUITE, weight=0.5) == 1.5
+    assert actor_reward(0.0, said, said, task, SUITE) == 0.0
 
 
 def test_discovery_judge_off_synthetic():
-    """Without ground truth the LM judge decides; an edit with no new content word is 0
-    without asking it (no LM is configured, so a call would raise)."""
+    """Where the suite states nothing about the task, the LM judge decides; an edit with no
+    new content word is 0 without asking it (no LM is configured, so a call would raise)."""
     task = Task(id="t3", observation="Ana: I moved to Lisbon in May.", question=None)
     before = [Note("n1", "Ana lives in Porto"), Note("n2", "Ana prefers email")]
-    assert discovery(before, before, task) == 0.0                                     # no judge: nothing known
+    assert discovery(before, before, task, SUITE) == 0.0                            # no judge: nothing known
     judge = DiscoveryJudge()
-    assert discovery(before, [before[1], before[0]], task, judge) == 0.0              # reorder
-    assert discovery(before, [Note("n3", "Email is what Ana prefers")], task, judge) == 0.0  # paraphrase
-    assert discovery(before, before[:1], task, judge) == 0.0                          # deletion
+    assert discovery(before, [before[1], before[0]], task, SUITE, judge) == 0.0     # reorder
+    assert discovery(before, [Note("n3", "Email is what Ana prefers")], task, SUITE, judge) == 0.0  # paraphrase
+    assert discovery(before, before[:1], task, SUITE, judge) == 0.0                 # deletion
     moved = [Note("n1", "Ana lives in Lisbon since May"), before[1]]
     with dspy.context(lm=DummyLM([{"discovery": "major"}] * 2)):
-        assert discovery(before, moved, task, judge) == 1.0
-        assert actor_reward(1.0, before, moved, task, weight=0.5, judge=judge) == 1.5
+        assert discovery(before, moved, task, SUITE, judge) == 1.0
+        assert actor_reward(1.0, before, moved, task, SUITE, weight=0.5, judge=judge) == 1.5

@@ -5,6 +5,20 @@ Line format::
     {"stream_id": str, "tasks": [{"id": str, "observation": str, "question": str | null,
       "answer": str | [str] | null, "scorer": "exact"|"f1"|"contains"|"numeric", "meta": {}}]}
 
+``meta`` is free, except for these optional ground-truth fields, which feedback, notes recall
+and the GRPO rewards read (through ``evidence`` and ``stated``). On a question task::
+
+    "subject": str            what the answer is about; notes must name it next to the value
+    "revealed_in": id | [id]  the task(s) whose observation stated the current answer
+    "updated_in": id | [id]   the task(s) that changed it, oldest first
+    "stale": [str]            values it held before, wrong now
+    "current": bool           the answer is in this task's own observation (memory not needed)
+
+and on any task ``"states": [{"value": str, "subject": str}]``, the facts its observation
+states or changes (``subject`` optional). Ids name this task or an earlier one of the same
+stream. Without these fields a question needs any one of its gold answers, with no subject
+and no known origin.
+
 The whole file is validated before anything runs: the first problem raises
 ``JsonlFormatError`` naming the line, the task and the field.
 """
@@ -16,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from promptmem.scoring import SCORERS, score_answer
-from promptmem.tasks import Outcome, Stream, Task
+from promptmem.tasks import Evidence, Fact, Outcome, Stream, Task
 
 
 class JsonlFormatError(ValueError):
@@ -61,6 +75,39 @@ def _parse_task(raw: Any, path: Path, line: int, index: int) -> Task:
     return Task(task_id, observation, question, tuple(answers), scorer, meta)
 
 
+def _ids(value: Any) -> tuple[str, ...]:
+    """A task id or a list of them, as a tuple."""
+    return (value,) if isinstance(value, str) else tuple(value or ())
+
+
+def _is_fact(raw: Any) -> bool:
+    return isinstance(raw, dict) and set(raw) <= {"value", "subject"} \
+        and isinstance(raw.get("value"), str) and isinstance(raw.get("subject", ""), str)
+
+
+def _check_meta(meta: dict, known: set[str], path: Path, line: int, where: str) -> None:
+    """The optional ground-truth fields of ``meta`` (module doc); ``known``: ids of this task
+    and the earlier ones."""
+    if not isinstance(meta.get("subject", ""), str):
+        _fail(path, line, f"{where}.subject", "must be a string")
+    for key in ("revealed_in", "updated_in"):
+        ids = meta.get(key, [])
+        if not isinstance(ids, (str, list)) or not all(isinstance(i, str) for i in _ids(ids)):
+            _fail(path, line, f"{where}.{key}", "must be a task id or a list of task ids")
+        unknown = [i for i in _ids(ids) if i not in known]
+        if unknown:
+            _fail(path, line, f"{where}.{key}",
+                  f"{unknown[0]!r} is not this task or an earlier one of the stream")
+    stale = meta.get("stale", [])
+    if not isinstance(stale, list) or not all(isinstance(v, str) for v in stale):
+        _fail(path, line, f"{where}.stale", "must be a list of strings")
+    if not isinstance(meta.get("current", False), bool):
+        _fail(path, line, f"{where}.current", "must be true or false")
+    states = meta.get("states", [])
+    if not isinstance(states, list) or not all(_is_fact(f) for f in states):
+        _fail(path, line, f"{where}.states", 'must be a list of {"value": str, "subject": str} objects')
+
+
 def _parse_line(text: str, path: Path, line: int) -> Stream:
     try:
         raw = json.loads(text)
@@ -76,10 +123,11 @@ def _parse_line(text: str, path: Path, line: int) -> Stream:
         _fail(path, line, "tasks", "must be a non-empty list")
     parsed = tuple(_parse_task(task, path, line, i) for i, task in enumerate(tasks))
     seen: set[str] = set()
-    for task in parsed:
+    for index, task in enumerate(parsed):
         if task.id in seen:
             _fail(path, line, f"tasks (id {task.id!r})", "duplicate task id")
         seen.add(task.id)
+        _check_meta(task.meta, seen, path, line, f"tasks[{index}] (id {task.id!r}).meta")
     return Stream(stream_id, parsed)
 
 
@@ -114,8 +162,8 @@ class JsonlSuite:
         self.notes_budget = budget
 
     def streams(self, n: int, seed: int = 0) -> list[Stream]:
-        """The first n streams of the file (``seed`` is unused: the file fixes the order)."""
-        return self._streams[:n]
+        """n streams of the file in file order, from the ``seed``-th (0: the first; the file fixes the order)."""
+        return self._streams[seed:seed + n]
 
     def score(self, task: Task, answer: str) -> Outcome:
         score = score_answer(task.scorer, answer, task.answer)
@@ -123,6 +171,20 @@ class JsonlSuite:
             return Outcome(score, "Correct.")
         gold = " | ".join(task.answer)
         return Outcome(score, f"Score {score:.2f}. Expected: {gold}.")
+
+    def evidence(self, task: Task) -> Evidence | None:
+        """Any one gold answer, about ``meta.subject``; origin, updates, stale values and
+        ``current`` from the optional meta fields (module doc). None for observe-only steps."""
+        if not task.is_question:
+            return None
+        meta = task.meta
+        return Evidence(needed=tuple(Fact(a, meta.get("subject", "")) for a in task.answer),
+                        stated_in=_ids(meta.get("revealed_in")), updated_in=_ids(meta.get("updated_in")),
+                        stale=tuple(meta.get("stale", ())), current=meta.get("current", False))
+
+    def stated(self, task: Task) -> tuple[Fact, ...]:
+        """The facts listed in ``meta.states`` (empty without it)."""
+        return tuple(Fact(f["value"], f.get("subject", "")) for f in task.meta.get("states", ()))
 
     def describe(self) -> dict:
         return {"name": self.name, "path": str(self.path), "budget": self.notes_budget}

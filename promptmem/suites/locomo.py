@@ -5,7 +5,8 @@ turns, speakers named, shared photos as their captions); each QA item is a quest
 placed right after the session holding its last evidence turn, or all at the end
 (``questions_at_end``). Scoring follows the official evaluation (``locomo_scoring``);
 category 5 (adversarial) is asked and reported per category but kept out of the headline
-score, as in the papers.
+score, as in the papers. ``evidence`` credits the sessions named by a QA item's evidence
+dialogue ids; the suite does not know which facts a session states.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from promptmem.suites.locomo_scoring import CATEGORIES, bleu1, category_gold, exact_match, locomo_f1
-from promptmem.tasks import Outcome, Stream, Task
+from promptmem.tasks import Evidence, Fact, Outcome, Stream, Task
 
 _EVIDENCE = re.compile(r"D(\d+):(\d+)")
 _SESSION = re.compile(r"^session_(\d+)$")
@@ -55,6 +56,16 @@ def _sessions(conv: Any, where: str) -> list[tuple[int, str]]:
     return sessions
 
 
+def session_id(n: int) -> str:
+    """The id of session ``n``'s observe-only task."""
+    return f"s{n:02d}"
+
+
+def evidence_sessions(evidence: list) -> list[int]:
+    """The session numbers named by a QA item's evidence dialogue ids ("D3:5"), ascending."""
+    return sorted({int(s) for item in evidence for s, _ in _EVIDENCE.findall(str(item))})
+
+
 def _qa_task(qa: Any, index: int, where: str, last_session: int) -> tuple[int, Task]:
     where = f"{where}.qa[{index}]"
     if not isinstance(qa, dict) or not isinstance(qa.get("question"), str):
@@ -65,8 +76,7 @@ def _qa_task(qa: Any, index: int, where: str, last_session: int) -> tuple[int, T
     gold = qa.get("adversarial_answer" if category == 5 else "answer", qa.get("answer"))
     if gold is None:
         _fail(f"{where}.answer", "missing")
-    evidence = [e for item in qa.get("evidence") or [] for e in _EVIDENCE.findall(str(item))]
-    session = max((int(s) for s, _ in evidence), default=last_session)
+    session = max(evidence_sessions(qa.get("evidence") or []), default=last_session)
     meta = {"category": category, "category_name": CATEGORIES[category],
             "evidence": qa.get("evidence") or [], "evidence_session": session,
             "headline": category != 5}
@@ -97,7 +107,7 @@ def conversation_stream(raw: Any, index: int, questions_at_end: bool = False,
     placed = evenly_spaced([_qa_task(qa, i, where, last) for i, qa in enumerate(raw["qa"])], questions)
     tasks = []
     for n, text in sessions:
-        tasks.append(Task(id=f"s{n:02d}", observation=text, question=None, meta={"session": n}))
+        tasks.append(Task(id=session_id(n), observation=text, question=None, meta={"session": n}))
         if not questions_at_end:
             tasks += [task for session, task in placed if session == n]
     if questions_at_end:
@@ -132,8 +142,8 @@ class LocomoSuite:
         self.notes_budget = budget
 
     def streams(self, n: int, seed: int = 0) -> list[Stream]:
-        """The first n conversations (``seed`` is unused: the file fixes the order)."""
-        return self._streams[:n]
+        """n conversations in file order, from the ``seed``-th (0: the first; the file fixes the order)."""
+        return self._streams[seed:seed + n]
 
     def score(self, task: Task, answer: str) -> Outcome:
         category, gold = task.meta["category"], task.answer[0]
@@ -145,6 +155,20 @@ class LocomoSuite:
         else:
             expected = reference
         return Outcome(f1, f"F1 {f1:.2f}. Expected: {expected}.", metrics)
+
+    def evidence(self, task: Task) -> Evidence | None:
+        """The gold answer (as scored for its category) as a partial fact, stated in the
+        sessions holding the QA item's evidence turns; None for adversarial (category 5)
+        questions, whose answer is not in the conversation."""
+        if not task.is_question or task.meta["category"] == 5:
+            return None
+        sessions = evidence_sessions(task.meta["evidence"])
+        gold = category_gold(task.answer[0], task.meta["category"])
+        return Evidence(needed=(Fact(gold),), stated_in=tuple(map(session_id, sessions)), partial=True)
+
+    def stated(self, task: Task) -> tuple[Fact, ...]:
+        """Unknown: LoCoMo does not list the facts a session states."""
+        return ()
 
     def describe(self) -> dict:
         return {"name": self.name, "path": str(self.path), "questions_at_end": self.questions_at_end,

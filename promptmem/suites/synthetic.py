@@ -16,7 +16,7 @@ import random
 import re
 from dataclasses import asdict, dataclass
 
-from promptmem.tasks import Outcome, Stream, Task
+from promptmem.tasks import Evidence, Fact, Outcome, Stream, Task
 
 SERVICES = ["billing-api", "auth-gateway", "search-indexer", "ledger-db", "mail-relay",
             "image-resizer", "feature-flags", "payments-worker", "geo-cache", "audit-log",
@@ -191,19 +191,24 @@ def generate_stream(config: SyntheticConfig, seed: int, index: int) -> Stream:
     return Stream(id=f"synthetic-s{seed}-{index}", tasks=tuple(tasks))
 
 
+def task_id(position: int) -> str:
+    """The id of the task at ``position`` in a stream."""
+    return f"t{position:02d}"
+
+
 def _make_task(world: _World, stated: list[dict], key, kind_of_question: str,
                position: int, index: int) -> Task:
     observation = _snippet(world.rng, stated, world.people, position)
     meta = {"position": position, "facts": stated, "question_type": kind_of_question}
     if key is None:
-        return Task(id=f"t{position:02d}", observation=observation, question=None, meta=meta)
+        return Task(id=task_id(position), observation=observation, question=None, meta=meta)
     fact = world.current[key]
     fact["asked"] = True
     meta.update({k: fact[k] for k in ("service", "kind", "revealed_in", "stated_in",
                                       "updated_in", "stale_values")})
     meta["delay"] = position - fact["stated_in"]
     question = KEY_KINDS[fact["kind"]].question.format(s=fact["service"])
-    return Task(id=f"t{position:02d}", observation=observation, question=question,
+    return Task(id=task_id(position), observation=observation, question=question,
                 answer=(fact["value"],), scorer="synthetic", meta=meta)
 
 
@@ -237,6 +242,22 @@ class SyntheticSuite:
         if stale:
             feedback += f" {', '.join(sorted(stale))} is out of date: it changed in a later update."
         return Outcome(0.0, feedback)
+
+    def evidence(self, task: Task) -> Evidence | None:
+        """The asked fact (value about its service), where its current value was stated,
+        its updates and stale values; ``current`` for a question about its own snippet."""
+        meta = task.meta
+        if not task.is_question or "service" not in meta:
+            return None
+        return Evidence(needed=(Fact(task.answer[0], meta["service"]),),
+                        stated_in=(task_id(meta["stated_in"]),),
+                        updated_in=tuple(task_id(p) for p in meta["updated_in"]),
+                        stale=tuple(meta["stale_values"]), current=meta.get("question_type") == "current")
+
+    def stated(self, task: Task) -> tuple[Fact, ...]:
+        """The key facts (not the distractors) the task's snippet reveals or changes."""
+        return tuple(Fact(f["value"], f["service"]) for f in task.meta.get("facts", [])
+                     if f["type"] != "distractor")
 
     def describe(self) -> dict:
         return {"name": self.name, **asdict(self.config)}
