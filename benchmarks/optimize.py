@@ -16,9 +16,33 @@ import json
 import time
 from dataclasses import asdict
 from pathlib import Path
+from statistics import correlation, mean
 
 from promptmem.lm import LMConfig
 from promptmem.optimize import OptimizeConfig, optimize
+from promptmem.runner import StreamResult
+
+
+def recall_vs_score(run_dirs: list[Path]) -> dict:
+    """How well notes recall predicts the actor's score, over the questions of finished eval
+    runs: the score when the notes held the answer and when they did not, and the Pearson
+    correlation of per-stream recall and score (is the cheap objective a fair proxy?)."""
+    pairs, streams = [], []
+    for run in run_dirs:
+        for path in sorted((run / "streams" / "agent").glob("*.json")):
+            records = StreamResult.from_json(json.loads(path.read_text())).records
+            scored = [(r.notes_recall, r.score) for r in records if r.notes_recall is not None and r.score is not None]
+            pairs += scored
+            if scored:
+                streams.append((mean(p[0] for p in scored), mean(p[1] for p in scored)))
+    held = [score for recall, score in pairs if recall == 1.0]
+    missed = [score for recall, score in pairs if recall == 0.0]
+    spread = len({x for x, _ in streams}) > 1 and len({y for _, y in streams}) > 1
+    return {"questions": len(pairs), "questions_notes_held": len(held),
+            "score_when_notes_held": round(mean(held), 3) if held else None,
+            "score_when_notes_missed": round(mean(missed), 3) if missed else None,
+            "streams": len(streams),
+            "pearson_stream_recall_vs_score": round(correlation(*zip(*streams)), 3) if spread else None}
 
 
 def main() -> None:
@@ -45,14 +69,16 @@ def main() -> None:
                             seed=args.seed, minibatch=args.minibatch, objective=args.objective,
                             proposer=args.proposer)
     task = LMConfig(spec=args.lm, threads=args.threads)
-    reflection = LMConfig(spec=args.reflection_lm, temperature=1.0, max_tokens=1024, context=8192, threads=args.threads)
+    reflection = LMConfig(spec=args.reflection_lm, temperature=1.0, max_tokens=400, context=8192, threads=args.threads)
     start = time.perf_counter()
     summary = optimize(config, task, reflection, args.out_run)
     result = {"benchmark": "optimize", "config": asdict(config), "lm": asdict(task),
               "reflection_lm": asdict(reflection),
-              "wall_seconds_this_invocation": round(time.perf_counter() - start, 1), **summary}
+              "wall_seconds_this_invocation": round(time.perf_counter() - start, 1), **summary,
+              "recall_vs_score": recall_vs_score([Path(args.out_run) / "test" / label for label in ("seed", "optimized")])}
     Path(args.out).write_text(json.dumps(result, indent=2))
-    print(json.dumps({k: result[k] for k in ("metric_calls", "seed_val_score", "best_val_score", "test")}, indent=1))
+    print(json.dumps({k: result[k] for k in ("metric_calls", "seed_val_score", "best_val_score", "test",
+                                              "recall_vs_score")}, indent=1))
 
 
 if __name__ == "__main__":
