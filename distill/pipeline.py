@@ -24,6 +24,7 @@ from promptmem.distill.students import resolve_student
 from promptmem.distill.traces import TraceRow, export_traces, traces_dataset
 from promptmem.distill.training import TrainConfig, grpo, reward_curve, sft
 from promptmem.evaluate import EvalConfig, claim_run_dir, make_eval_suite
+from promptmem.files import write_json
 from promptmem.lm import HF_PREFIX, LMConfig, adapter_for, make_lm
 from promptmem.programs.agent import resolve_agent
 from promptmem.programs.judge import DiscoveryJudge
@@ -142,7 +143,7 @@ def distill(config: DistillConfig, teacher_lm: LMConfig, out: str | Path, *, lm=
         offset = curve[-1]["step"] if curve else 0
         curve += [{**point, "step": point["step"] + offset, "phase": phase}
                   for point in reward_curve(json.loads((phase_dir / "log.json").read_text()))]
-    (out / "grpo_rewards.json").write_text(json.dumps(curve, indent=1))
+    write_json(out / "grpo_rewards.json", curve, indent=1)
     _plot_rewards(curve, out / "grpo_rewards.png")
     if until == "grpo":
         return {"traces": len(rows), "grpo_rewards": curve}
@@ -156,5 +157,5 @@ def distill(config: DistillConfig, teacher_lm: LMConfig, out: str | Path, *, lm=
     rows_out = compare(entries, out / "eval", first="model")
     summary = {"comparison": rows_out, "grpo_rewards": curve, "traces": len(rows),
                "sft_rows": len(kept), "schedule": [list(roles) for roles in config.schedule]}
-    (out / "summary.json").write_text(json.dumps(summary, indent=2))
+    write_json(out / "summary.json", summary)
     return summary

@@ -7,13 +7,13 @@ against ``trl vllm-serve``); multi-GPU / multi-node through ``accelerate launch`
 
 from __future__ import annotations
 
-import json
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
 from promptmem.distill.traces import TraceRow
+from promptmem.files import write_json
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,7 @@ def _train_and_save(trainer, out: Path) -> Path:
     trainer.train(resume_from_checkpoint=resume)
     trainer.save_model(str(out / "trained"))
     if trainer.accelerator.is_main_process:
-        (out / "log.json").write_text(json.dumps(trainer.state.log_history, indent=1))
+        write_json(out / "log.json", trainer.state.log_history, indent=1)
         _merged(out / "trained", out / "model")
     trainer.accelerator.wait_for_everyone()
     return out / "model"

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import dspy
 
+from promptmem.files import write_json
 from promptmem.programs.actor import Actor
 from promptmem.programs.baselines import AppendRawWriter
 from promptmem.programs.mem0_style import Mem0StyleWriter
@@ -60,7 +61,7 @@ def save_agent(agent: MemoryAgent, path: str | Path) -> None:
     payload = {"format": "promptmem.agent/1", "promptmem": version("promptmem"),
                "dspy": dspy.__version__, "agent": agent.name, "writer": agent.writer_kind,
                "state": agent.dump_state()}
-    Path(path).write_text(json.dumps(payload, indent=2))
+    write_json(path, payload)
 
 
 def load_agent(path: str | Path) -> MemoryAgent:

@@ -10,6 +10,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from promptmem.files import write_json
+
 app = typer.Typer(
     help="promptmem: measure, optimize and distill agents that write their own memory.\n\n"
          "Start with `promptmem eval --streams 2` (embedded Qwen2.5-Coder-1.5B, offline).",
@@ -283,12 +285,10 @@ def memory_history(path: Path, limit: int = typer.Option(50, help="Show the last
 @memory_app.command("export")
 def memory_export(path: Path, out: Path = typer.Option(..., help="JSON file to write.")) -> None:
     """Write the notes and the full history as JSON."""
-    import json
-
     store = _open_store(path)
-    out.write_text(json.dumps({"store": str(path), "budget": store.budget,
-                               "notes": [{"id": n.id, "text": n.text} for n in store.notes()],
-                               "history": store.history()}, indent=2))
+    write_json(out, {"store": str(path), "budget": store.budget,
+                     "notes": [{"id": n.id, "text": n.text} for n in store.notes()],
+                     "history": store.history()})
     console.print(f"[green]wrote[/green] {out}")
 
 

@@ -6,7 +6,6 @@ as ``comparison.json``, ``comparison.md`` and ``comparison.png`` in ``out``.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -14,6 +13,7 @@ from typing import Sequence
 import dspy
 
 from promptmem.evaluate import EvalConfig, evaluate
+from promptmem.files import write_json
 from promptmem.lm import LMConfig
 from promptmem.metrics import Report
 
@@ -71,7 +71,7 @@ def compare(entries: Sequence[Entry], out: str | Path, runs: str | Path | None =
     out = Path(out)
     runs = Path(runs) if runs else out
     rows = {e.label: row_of(evaluate(e.config, e.lm_config, runs / e.label, lm=e.lm)) for e in entries}
-    (out / "comparison.json").write_text(json.dumps(rows, indent=2))
+    write_json(out / "comparison.json", rows)
     (out / "comparison.md").write_text(markdown_table(rows, first))
     plot_comparison(rows, out / "comparison.png")
     return rows

@@ -17,6 +17,7 @@ from typing import Callable
 import dspy
 
 from promptmem.embedding import EmbeddingRetriever
+from promptmem.files import write_json
 from promptmem.lm import LMConfig, adapter_for, is_local, make_lm, window_chars
 from promptmem.memory import InMemoryStore, Memory
 from promptmem.metrics import Report, build_report
@@ -111,7 +112,7 @@ def claim_run_dir(out: Path, sections: dict) -> dict:
             raise RunDirError(f"{out} holds a run with another configuration (differs in: "
                               f"{', '.join(changed)}); use another --out to start a new run")
     out.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(config, indent=2))
+    write_json(path, config)
     return config
 
 
@@ -155,7 +156,7 @@ def _run_jobs(jobs: list[tuple[str, MemoryAgent, Stream]], suite: Suite, lm: dsp
             result = run_stream(agent, stream, suite, lm, budget=memory.budget, adapter=adapter,
                                 memory=memory, on_task=lambda _: progress.advance(bar))
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(result.to_json(), indent=1))
+            write_json(path, result.to_json(), indent=1)
             return label, result
 
         with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:

@@ -15,6 +15,7 @@ from statistics import mean
 
 import dspy
 
+from promptmem.files import write_json
 from promptmem.programs.judge import Judge
 from promptmem.runner import StreamResult
 
@@ -39,7 +40,7 @@ def judge_run(out: str | Path, lm: dspy.BaseLM, adapter: dspy.Adapter | None = N
                 key = f"{result.stream_id}/{r.task_id}"
                 if key not in cache:
                     cache[key] = judge(question=r.question, gold=" | ".join(r.gold), answer=r.answer)
-                    cache_path.write_text(json.dumps(cache))
+                    write_json(cache_path, cache, indent=None)
                 scores.append(cache[key])
                 for name in breakdown_keys:
                     if name in r.meta:
@@ -48,5 +49,5 @@ def judge_run(out: str | Path, lm: dspy.BaseLM, adapter: dspy.Adapter | None = N
     report = {"j": round(mean(per_stream.values()), 4), "per_stream": per_stream,
               "breakdown": {k: {"n": len(v), "j": round(mean(v), 4)} for k, v in sorted(groups.items())},
               "judge_lm": getattr(lm, "model", str(lm))}
-    (out / "judge.json").write_text(json.dumps(report, indent=2))
+    write_json(out / "judge.json", report)
     return report

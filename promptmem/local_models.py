@@ -15,6 +15,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from promptmem.files import write_json
+
 
 class LocalModelError(RuntimeError):
     """An embedded model is unknown, not installed, or fails its integrity check."""
@@ -125,6 +127,6 @@ def model_path(name: str) -> Path:
             raise
         shutil.move(partial, target)
     stat = target.stat()
-    stamp.write_text(json.dumps({"size": stat.st_size, "mtime": stat.st_mtime,
-                                 "path": str(target), "sha256": model.sha256}))
+    write_json(stamp, {"size": stat.st_size, "mtime": stat.st_mtime,
+                       "path": str(target), "sha256": model.sha256})
     return target

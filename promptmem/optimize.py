@@ -12,7 +12,6 @@ resumes there), ``program.json`` (loadable by ``promptmem eval --agent``),
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +20,7 @@ import dspy
 from promptmem.comparison import Entry, compare
 from promptmem.evaluate import EvalConfig, claim_run_dir
 from promptmem.feedback import stream_feedback
+from promptmem.files import write_json
 from promptmem.lm import LMConfig, adapter_for, is_local, make_lm
 from promptmem.proposer import CompactProposer, role_of
 from promptmem.programs.agent import MemoryAgent, resolve_agent, save_agent
@@ -126,9 +126,9 @@ def _write_candidates(results, out: Path) -> None:
                   for i, (program, score, parents, calls) in enumerate(zip(
                       results.candidates, results.val_aggregate_scores, results.parents,
                       results.discovery_eval_counts))]
-    (out / "candidates.json").write_text(json.dumps({"best": results.best_idx, "candidates": candidates}, indent=2))
+    write_json(out / "candidates.json", {"best": results.best_idx, "candidates": candidates})
     pareto = {str(k): sorted(v) for k, v in results.per_val_instance_best_candidates.items()}
-    (out / "pareto.json").write_text(json.dumps(pareto, indent=2))
+    write_json(out / "pareto.json", pareto)
 
 
 def _plot_curve(results, out: Path) -> None:
@@ -211,7 +211,7 @@ def optimize(config: OptimizeConfig, lm_config: LMConfig, reflection: LMConfig, 
     reflection_lm = reflection_lm or make_lm(reflection)
     options = _gepa_options(config, reflection_lm)
     claim_run_dir(out, {"optimize": config, "lm": lm_config, "reflection_lm": reflection, "notes_budget": budget})
-    (out / "split.json").write_text(json.dumps(split, indent=2))
+    write_json(out / "split.json", split)
     trainset, valset = _examples(train), _examples(val)
     program = StreamProgram(resolve_agent(config.agent, config.writer), suite, budget,
                             act=config.objective != "recall")
@@ -229,5 +229,5 @@ def optimize(config: OptimizeConfig, lm_config: LMConfig, reflection: LMConfig, 
                "seed_val_score": results.val_aggregate_scores[0],
                "seed_instructions": instructions(program), "optimized_instructions": instructions(optimized)}
     summary["test"] = _compare(config, lm_config, out, lm) if config.test else {}
-    (out / "summary.json").write_text(json.dumps(summary, indent=2))
+    write_json(out / "summary.json", summary)
     return summary

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from promptmem.files import write_json
 from promptmem.metrics import Report, Summary
 
 
@@ -68,6 +68,6 @@ def plot_learning_curve(report: Report, path: Path) -> None:
 
 def write_report(report: Report, out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    (out / "report.json").write_text(json.dumps(report.to_json(), indent=2))
+    write_json(out / "report.json", report.to_json())
     (out / "summary.md").write_text(summary_markdown(report))
     plot_learning_curve(report, out / "learning_curve.png")

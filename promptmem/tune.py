@@ -10,11 +10,11 @@ workers can share it (run the same command in several shells). Each trial is an
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from promptmem.evaluate import EvalConfig, claim_run_dir, evaluate
+from promptmem.files import write_json
 from promptmem.lm import LMConfig, make_lm
 from promptmem.optimize import OptimizeConfig, optimize
 
@@ -71,5 +71,5 @@ def tune(config: TuneConfig, lm_config: LMConfig, reflection: LMConfig, out: str
                    show_progress_bar=True)
     best = {"value": study.best_value, "params": study.best_params, "trial": study.best_trial.number,
             "trials": len(study.trials)}
-    (out / "best.json").write_text(json.dumps(best, indent=2))
+    write_json(out / "best.json", best)
     return best
