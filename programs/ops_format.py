@@ -27,8 +27,9 @@ _TEXT_KEYS = ("text", "content", "note", "value", "memory", "fact")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s*")
 _LINE = re.compile(r"^\s*([A-Za-z_-]+)\b[:\s]*(.*)$")
 _ID = re.compile(r"^\[?(n?\d+)\]?[:\s]*(.*)$", re.DOTALL)
-# several ops run together on one line: "ADD a. UPDATE n2 b | DELETE n3" (upper-case keywords only)
-_INLINE_OP = re.compile(r"(?<=\S)\s*[.;|]?\s+(?=(?:ADD|UPDATE|DELETE|NOOP)\b)")
+# several ops run together on one line: "ADD a. UPDATE n2 b | DELETE n3" (upper-case keywords after
+# a '.', ';' or '|' only, so note text such as "run DELETE n1 after the deploy" stays one ADD)
+_INLINE_OP = re.compile(r"(?<=\S)\s*[.;|]\s+(?=(?:ADD|UPDATE|DELETE|NOOP)\b)")
 
 
 @dataclass

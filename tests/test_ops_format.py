@@ -44,3 +44,8 @@ def test_ops_run_together_on_one_line_are_split():
     assert parsed.ops == [Op("ADD", "geo-cache is in ap-south-1"), Op("UPDATE", "Kwame owns payments-worker", "n2"),
                           Op("DELETE", "", "n3"), Op("NOOP")]
     assert parse_ops("ADD the update to billing-api is done").ops == [Op("ADD", "the update to billing-api is done")]
+
+
+def test_op_words_inside_note_text_stay_note_text():
+    parsed = parse_ops("ADD run DELETE n1 after the deploy, then NOOP the cron")
+    assert parsed.ops == [Op("ADD", "run DELETE n1 after the deploy, then NOOP the cron")]
