@@ -8,7 +8,7 @@ from dspy.utils.dummies import DummyLM
 
 from promptmem.lm import reused_prefix
 from promptmem.memory import InMemoryStore, Op
-from promptmem.proposer import CompactProposer, failure_lines
+from promptmem.proposer import CompactProposer, failure_lines, usable_rule
 from promptmem.recall import notes_recall
 from promptmem.tasks import Evidence, Fact
 
@@ -69,15 +69,23 @@ def test_failure_lines_are_distinct_and_capped():
     assert failure_lines(items, max_lines=1, max_chars=50) == ["t03: missing 8642"]
 
 
-def test_compact_proposer_shows_failures_not_traces_and_keeps_components_without_failures():
-    lm = DummyLM([{"new_instructions": "Keep every port with its service."}], adapter=dspy.JSONAdapter())
+def test_compact_proposer_appends_one_checked_rule_from_failures_not_traces():
+    lm = DummyLM([{"rule": "Keep every port with its service. Also more."}], adapter=dspy.JSONAdapter())
     proposer = CompactProposer(lm)
     dataset = {"agent.writer.predict": [{"Inputs": {"notes": "LONG TRACE " * 200}, "Feedback": "t03: 8642 was not in the notes"}],
                "agent.actor.predict": [{"Inputs": {}, "Feedback": ""}]}
     candidate = {"agent.writer.predict": "Edit the notes.", "agent.actor.predict": "Answer."}
     with dspy.context(adapter=dspy.JSONAdapter()):
         out = proposer(candidate, dataset, ["agent.writer.predict", "agent.actor.predict"])
-    assert out == {"agent.writer.predict": "Keep every port with its service."}
+    assert out == {"agent.writer.predict": "Edit the notes.\nKeep every port with its service."}
     prompt = json.dumps(lm.history[-1]["messages"])
     assert "8642 was not in the notes" in prompt and "LONG TRACE" not in prompt
     assert "the writer" in prompt
+
+
+def test_unusable_rules_are_rejected():
+    assert usable_rule("ADD x | UPDATE n1 y | DELETE n2", "Edit.") is None  # ops, not a rule
+    assert usable_rule("Edit the notes.", "Edit the notes.") is None  # nothing new
+    assert usable_rule("word " * 100, "Edit.") is None  # too long for one rule
+    assert usable_rule("  ", "Edit.") is None
+    assert usable_rule("Record each value with its service.", "Edit.") == "Record each value with its service."
