@@ -109,7 +109,7 @@ def optimize_command(
     minibatch: int = typer.Option(3, min=1, help="GEPA reflection minibatch size."),
     components: str = typer.Option("round_robin", help="Predictors GEPA edits per step: round_robin | all."),
     objective: str = typer.Option("continual", help="continual: the stream score, actor and writer, per-role feedback | recall: the writer alone (no actor calls, several times cheaper), scored by notes recall -- whether the notes shown for each later question hold its answer."),
-    proposer: str = typer.Option("compact", help="compact: the reflection LM sees the current instructions and the deduplicated failures | gepa: GEPA's own prompt with whole traces."),
+    proposer: str = typer.Option("compact", help="compact: the reflection LM sees the current instructions and the deduplicated failures and proposes one checked rule, appended (sized for small local reflection models) | gepa: GEPA's own prompt with whole traces, whole new instructions."),
     cache_evaluation: bool = typer.Option(True, help="GEPA caches (candidate, example) scores, so no example is run twice for one candidate."),
     threads: int = typer.Option(1, min=1, help="GEPA evaluation threads (hosted LMs)."),
     out: Path = typer.Option(Path("runs/optimize"), help="Run directory; rerunning resumes GEPA there."),

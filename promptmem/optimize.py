@@ -54,7 +54,7 @@ class OptimizeConfig:
     threads: int = 1  # GEPA evaluation threads (1 for local models)
     objective: str = "continual"  # continual: stream score with per-role feedback | recall: the
     #   writer alone (no actor calls), scored by notes recall; GEPA then edits the writer only
-    proposer: str = "compact"  # compact: the reflection LM sees deduplicated failures | gepa: GEPA's own prompt
+    proposer: str = "compact"  # compact: one checked rule from the deduplicated failures, appended | gepa: GEPA's own prompt
     cache_evaluation: bool = True  # GEPA caches (candidate, example) scores: no example runs twice
 
 
