@@ -93,14 +93,16 @@ STAGES = ("traces", "sft", "grpo", "eval")
 def distill(config: DistillConfig, teacher_lm: LMConfig, out: str | Path, *, lm=None,
             until: str = "eval", say: Callable[[str], None] = print) -> dict:
     """Run (or resume) the stages up to ``until``; returns a summary (after ``eval``: the
-    held-out comparison and the GRPO reward curve). ``lm``: an already built teacher LM."""
+    held-out comparison and the GRPO reward curve). ``lm``: an already built teacher LM.
+    The student (unless ``until`` is "traces"), the teacher program, the suite and the
+    teacher LM are resolved first: anything missing is an error before any work."""
     if until not in STAGES:
         raise ValueError(f"--until must be one of {', '.join(STAGES)}, not {until!r}")
     unknown = {role for roles in config.schedule for role in roles} - {"actor", "writer"}
     if unknown or not all(config.schedule):
         raise ValueError(f"a GRPO schedule is phases of roles (actor, writer), not {config.schedule!r}")
+    student = resolve_student(config.student) if until != "traces" else None
     out = Path(out)
-    claim_run_dir(out, {"distill": config, "teacher_lm": teacher_lm})
     base = EvalConfig(suite=config.suite, agent=config.teacher, writer=config.writer,
                       streams=config.train_streams, seed=config.seed, tasks=config.tasks,
                       budget=config.budget, threads=1)
@@ -108,6 +110,7 @@ def distill(config: DistillConfig, teacher_lm: LMConfig, out: str | Path, *, lm=
     budget = config.budget or suite.notes_budget
     agent = resolve_agent(config.teacher, config.writer)
     lm = lm or make_lm(teacher_lm)
+    claim_run_dir(out, {"distill": config, "teacher_lm": teacher_lm})
     streams = suite.streams(config.train_streams, seed=config.seed)
 
     say(f"traces: the teacher over {len(streams)} streams")
@@ -119,7 +122,6 @@ def distill(config: DistillConfig, teacher_lm: LMConfig, out: str | Path, *, lm=
         shutil.rmtree(partial, ignore_errors=True)
         traces_dataset(rows).save_to_disk(str(partial))
         partial.rename(dataset)
-    student = resolve_student(config.student)
     if until == "traces":
         return {"traces": len(rows)}
 

@@ -22,7 +22,7 @@ import dspy
 from promptmem.distill.rewards import WriterState
 
 from promptmem.memory import InMemoryStore, Note, Snapshot
-from promptmem.optimize import role_of
+from promptmem.proposer import role_of
 from promptmem.progress import task_bar
 from promptmem.runner import run_task
 from promptmem.tasks import Stream, Suite

@@ -111,3 +111,13 @@ def test_a_schedule_of_unknown_roles_is_refused_before_any_work(tmp_path):
     with pytest.raises(ValueError, match="schedule"):
         distill(DistillConfig(schedule=(("critic",),)), LMConfig(spec="scripted"), tmp_path / "run")
     assert not (tmp_path / "run").exists()
+
+
+def test_a_missing_student_is_refused_before_any_work(tmp_path, monkeypatch):
+    from promptmem.distill.students import StudentNotFound
+
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    lm = scripted_lm("x", {"operations": "NOOP"})
+    with pytest.raises(StudentNotFound, match="Qwen/Qwen3-4B-Instruct-2507"):
+        distill(DistillConfig(student="qwen-4b"), LMConfig(spec="scripted"), tmp_path / "run", lm=lm)
+    assert not (tmp_path / "run").exists() and lm.history == []

@@ -67,3 +67,16 @@ def test_every_suite_meets_the_protocol(tmp_path):
     tiny_locomo.write_text(json.dumps([{"sample_id": "x", "conversation": {"session_1": []}, "qa": []}]))
     for suite in (SyntheticSuite(), JsonlSuite(write(tmp_path, GOOD)), LocomoSuite(tiny_locomo)):
         assert isinstance(suite, Suite) and json.dumps(suite.describe())
+
+
+def test_a_non_utf8_file_is_a_clear_error_naming_file_and_line(tmp_path):
+    import pytest
+
+    from promptmem.suites import JsonlFormatError, LocomoFormatError, load_locomo, load_streams
+
+    path = tmp_path / "latin1.jsonl"
+    path.write_bytes(b'{"stream_id": "a", "tasks": []}\n{"stream_id": "caf\xe9", "tasks": []}\n')
+    with pytest.raises(JsonlFormatError, match=r"latin1.jsonl, line 2: not UTF-8 text \(byte 0xe9"):
+        load_streams(path)
+    with pytest.raises(LocomoFormatError, match=r"latin1.jsonl: not UTF-8 text"):
+        load_locomo(path)

@@ -136,8 +136,14 @@ def load_streams(path: str | Path) -> list[Stream]:
     path = Path(path)
     if not path.is_file():
         raise JsonlFormatError(f"{path}: no such file")
+    try:
+        content = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        line = path.read_bytes()[:err.start].count(b"\n") + 1
+        raise JsonlFormatError(f"{path}, line {line}: not UTF-8 text (byte {err.object[err.start]:#04x} "
+                               f"at offset {err.start}); save the file as UTF-8") from err
     streams, seen = [], {}
-    for line, text in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for line, text in enumerate(content.splitlines(), start=1):
         if not text.strip():
             continue
         stream = _parse_line(text, path, line)

@@ -124,6 +124,9 @@ def load_locomo(path: str | Path, questions_at_end: bool = False, questions: int
         raise LocomoFormatError(f"{path}: cannot read ({err.strerror})") from err
     except json.JSONDecodeError as err:
         raise LocomoFormatError(f"{path}: not valid JSON ({err.msg} at line {err.lineno})") from err
+    except UnicodeDecodeError as err:
+        raise LocomoFormatError(f"{path}: not UTF-8 text (byte {err.object[err.start]:#04x} at offset "
+                                f"{err.start}); save the file as UTF-8") from err
     if not isinstance(data, list) or not data:
         raise LocomoFormatError(f"{path}: expected a non-empty list of conversations")
     return [conversation_stream(raw, i, questions_at_end, questions) for i, raw in enumerate(data)]
