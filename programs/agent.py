@@ -11,6 +11,7 @@ import dspy
 from promptmem.files import write_json
 from promptmem.programs.actor import Actor
 from promptmem.programs.baselines import AppendRawWriter
+from promptmem.programs.hybrid import HybridWriter
 from promptmem.programs.mem0_style import Mem0StyleWriter
 from promptmem.programs.writers import NotesWriter, OpsWriter
 
@@ -26,24 +27,29 @@ AGENTS = {
 class MemoryAgent(dspy.Module):
     """An actor that answers from notes and a writer that edits them after each task.
 
-    ``writer`` is None for the no-memory baseline. ``name`` and ``writer_kind`` say how
-    to rebuild the agent from a saved program. ``fills_window``: the agent ignores the
+    ``writer`` is None for the no-memory baseline. ``name``, ``writer_kind`` and
+    ``buffer_share`` say how to rebuild the agent from a saved program. ``fills_window``: the agent ignores the
     notes budget and keeps as much as the LM's context window holds.
     """
 
     def __init__(self, actor: Actor, writer: dspy.Module | None, name: str,
-                 writer_kind: str = "", fills_window: bool = False):
+                 writer_kind: str = "", fills_window: bool = False, buffer_share: float = 0.0):
         super().__init__()
         self.actor, self.writer = actor, writer
         self.name, self.writer_kind, self.fills_window = name, writer_kind, fills_window
+        self.buffer_share = buffer_share
 
     @property
     def uses_memory(self) -> bool:
         return self.writer is not None
 
 
-def build_agent(name: str, writer: str = "ops") -> MemoryAgent:
-    """A named agent (see ``AGENTS``); ``writer`` picks the seed agent's writer."""
+def build_agent(name: str, writer: str = "ops", buffer_share: float = 0.0) -> MemoryAgent:
+    """A named agent (see ``AGENTS``); ``writer`` picks the seed agent's writer and
+    ``buffer_share`` > 0 gives that share of the budget to a recency buffer of raw
+    observations (``HybridWriter``)."""
+    if buffer_share and name != "seed":
+        raise ValueError(f"--buffer-share applies to the seed agent's LM writer, not to {name!r}")
     if name == "no-memory":
         return MemoryAgent(Actor(), None, name)
     if name in ("append-raw", "full-context"):
@@ -52,7 +58,10 @@ def build_agent(name: str, writer: str = "ops") -> MemoryAgent:
     if name == "seed":
         if writer not in WRITERS:
             raise ValueError(f"unknown writer {writer!r}; known: {', '.join(WRITERS)}")
-        return MemoryAgent(Actor(), WRITERS[writer](), name, writer)
+        lm_writer = WRITERS[writer]()
+        if buffer_share:
+            lm_writer = HybridWriter(lm_writer, buffer_share)
+        return MemoryAgent(Actor(), lm_writer, name, writer, buffer_share=buffer_share)
     raise ValueError(f"unknown agent {name!r}; known: {', '.join(AGENTS)} or a saved PATH.json")
 
 
@@ -60,6 +69,7 @@ def save_agent(agent: MemoryAgent, path: str | Path) -> None:
     """Write the agent's prompts and how to rebuild it as JSON with version metadata."""
     payload = {"format": "promptmem.agent/1", "promptmem": version("promptmem"),
                "dspy": dspy.__version__, "agent": agent.name, "writer": agent.writer_kind,
+               "buffer_share": agent.buffer_share,
                "state": agent.dump_state()}
     write_json(path, payload)
 
@@ -69,13 +79,14 @@ def load_agent(path: str | Path) -> MemoryAgent:
     path = Path(path)
     try:
         payload = json.loads(path.read_text())
-        agent = build_agent(payload["agent"], payload["writer"] or "ops")
+        agent = build_agent(payload["agent"], payload["writer"] or "ops", payload.get("buffer_share", 0.0))
         agent.load_state(payload["state"])
     except (OSError, json.JSONDecodeError, KeyError, TypeError) as err:
         raise ValueError(f"{path}: not a promptmem agent file ({type(err).__name__}: {err})") from err
     return agent
 
 
-def resolve_agent(spec: str, writer: str = "ops") -> MemoryAgent:
-    """An agent name from ``AGENTS`` or the path of a saved agent (``.json``)."""
-    return load_agent(spec) if spec.endswith(".json") else build_agent(spec, writer)
+def resolve_agent(spec: str, writer: str = "ops", buffer_share: float = 0.0) -> MemoryAgent:
+    """An agent name from ``AGENTS`` or the path of a saved agent (``.json``, which carries its
+    own writer and buffer share)."""
+    return load_agent(spec) if spec.endswith(".json") else build_agent(spec, writer, buffer_share)

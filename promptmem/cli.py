@@ -47,6 +47,7 @@ def eval_command(
     suite: str = typer.Option("synthetic", help="Task suite: synthetic | jsonl | locomo (see `promptmem suites`)."),
     agent: str = typer.Option("seed", help="seed | no-memory | append-raw | full-context | PATH.json (a saved program)."),
     writer: str = typer.Option("ops", help="Seed agent's writer: ops (ADD/UPDATE/DELETE/NOOP), notes (rewrite) or mem0 (extract facts, then one op per fact)."),
+    buffer_share: float = typer.Option(0.0, min=0.0, max=0.95, help="Seed agent: share of the notes budget kept as a recency buffer of raw observations beside the writer's notes (hybrid memory; 0 = none)."),
     lm: str = typer.Option("local:qwen2.5-coder-1.5b", help="LM spec: local:qwen2.5-coder-1.5b | local:qwen2.5-coder-0.5b | local:smollm2-135m | any DSPy/litellm model (openai/gpt-4.1-mini, hosted_vllm/NAME with --api-base)."),
     api_base: Optional[str] = typer.Option(None, help="Server URL for hosted LMs (vLLM, an OpenAI-compatible server)."),
     streams: int = typer.Option(4, min=1, help="Number of streams."),
@@ -73,8 +74,8 @@ def eval_command(
     from promptmem.evaluate import EvalConfig, evaluate
     from promptmem.lm import LMConfig
 
-    config = EvalConfig(suite=suite, agent=agent, writer=writer, streams=streams, seed=seed,
-                        tasks=tasks, budget=budget, data=str(data) if data else None,
+    config = EvalConfig(suite=suite, agent=agent, writer=writer, buffer_share=buffer_share, streams=streams,
+                        seed=seed, tasks=tasks, budget=budget, data=str(data) if data else None,
                         questions_at_end=questions_at_end, questions=questions,
                         threads=threads, baseline=baseline, store=store, top_k=top_k, retriever=retriever)
     lm_config = LMConfig(spec=lm, api_base=api_base, max_tokens=max_tokens, contexts=contexts)
@@ -94,6 +95,7 @@ def optimize_command(
     suite: str = typer.Option("synthetic", help="Where the GEPA examples come from: synthetic (generated windows) | jsonl | locomo (windows cut from --data; train, val and test take disjoint streams in file order, written to OUT/split.json)."),
     data: Optional[Path] = typer.Option(None, help="jsonl, locomo: the data file."),
     writer: str = typer.Option("ops", help="Seed agent's writer to evolve: ops | notes | mem0."),
+    buffer_share: float = typer.Option(0.0, min=0.0, max=0.95, help="Seed agent: share of the notes budget kept as a recency buffer of raw observations (hybrid memory)."),
     agent: str = typer.Option("seed", help="Starting program: seed | PATH.json."),
     lm: str = typer.Option("local:qwen2.5-coder-0.5b", help="Task LM spec (runs the actor and writer)."),
     reflection_lm: str = typer.Option("local:qwen2.5-coder-1.5b", help="Reflection LM spec (proposes new instructions; use a strong model)."),
@@ -124,6 +126,7 @@ def optimize_command(
     from promptmem.optimize import OptimizeConfig, optimize
 
     config = OptimizeConfig(suite=suite, data=str(data) if data else None, agent=agent, writer=writer,
+                            buffer_share=buffer_share,
                             budget=budget, train=train, val=val, test=test,
                             window=window, test_tasks=test_tasks, seed=seed, notes_budget=notes_budget,
                             minibatch=minibatch, components=components, threads=threads,
