@@ -4,8 +4,24 @@ from __future__ import annotations
 
 import dspy
 
-from promptmem.memory import Op
+from promptmem.memory import Note, Op, notes_size
 from promptmem.programs.writers import Write
+
+
+def buffer_ops(buffer: list[Note], text: str, capacity: int) -> list[Op]:
+    """Ops that add ``text`` to the recency buffer ``buffer`` (oldest first), evicting the
+    oldest notes until it fits ``capacity`` characters; ``text`` is cut to ``capacity``;
+    no ops for empty text."""
+    text = text[:capacity]
+    if not text:
+        return []
+    ops, size = [], notes_size(buffer)
+    for note in buffer:
+        if size + len(text) <= capacity:
+            break
+        ops.append(Op("DELETE", note_id=note.id))
+        size -= len(note.text)
+    return ops + [Op("ADD", text=text)]
 
 
 class AppendRawWriter(dspy.Module):
@@ -13,13 +29,4 @@ class AppendRawWriter(dspy.Module):
     until it fits: a recency buffer of raw observations."""
 
     def forward(self, notes, task, answer, outcome, budget) -> Write:
-        text = task.observation.strip()[:budget]
-        if not text:
-            return Write([Op("NOOP")])
-        ops, size = [], sum(len(note.text) for note in notes)
-        for note in notes:
-            if size + len(text) <= budget:
-                break
-            ops.append(Op("DELETE", note_id=note.id))
-            size -= len(note.text)
-        return Write(ops + [Op("ADD", text=text)])
+        return Write(buffer_ops(list(notes), task.observation.strip(), budget) or [Op("NOOP")])

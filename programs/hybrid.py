@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import dspy
 
-from promptmem.memory import Note, Op, notes_size
+from promptmem.memory import Note
+from promptmem.programs.baselines import buffer_ops
 from promptmem.programs.writers import Write
 
 RAW_PREFIX = "(observed in "
@@ -20,21 +21,6 @@ RAW_PREFIX = "(observed in "
 
 def is_raw(note: Note) -> bool:
     return note.text.startswith(RAW_PREFIX)
-
-
-def buffer_ops(raw: list[Note], text: str, capacity: int) -> list[Op]:
-    """Ops that add ``text`` to the buffer notes ``raw`` (oldest first), evicting the oldest
-    until the buffer fits ``capacity`` characters; ``text`` is cut to ``capacity``."""
-    text = text[:capacity]
-    if not text:
-        return []
-    ops, size = [], notes_size(raw)
-    for note in raw:
-        if size + len(text) <= capacity:
-            break
-        ops.append(Op("DELETE", note_id=note.id))
-        size -= len(note.text)
-    return ops + [Op("ADD", text=text)]
 
 
 class HybridWriter(dspy.Module):

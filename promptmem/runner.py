@@ -86,8 +86,9 @@ def run_task(agent, task: Task, position: int, suite: Suite, memory: Memory, act
     answer = outcome = recall = None
     error = ""
     with track_usage() as tracker:
-        notes = memory.render(task.question) if task.is_question and agent.uses_memory else EMPTY_NOTES
+        notes = EMPTY_NOTES
         if task.is_question and agent.uses_memory:
+            notes = memory.render(task.question)
             recall = notes_recall(suite.evidence(task), notes)
         if task.is_question and act:
             try:
