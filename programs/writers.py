@@ -3,19 +3,20 @@
 A writer is called as ``writer(notes, task, answer, outcome, budget) -> Write`` and never
 edits memory itself: it returns ops that the store applies (and may reject).
 ``NotesWriter`` rewrites the whole notes (RIME style) and the rewrite becomes ops by a
-line diff; ``OpsWriter`` emits ADD/UPDATE/DELETE/NOOP ops (Memory-R1 / mem0 style).
+line diff; ``OpsWriter`` emits typed ADD/UPDATE/DELETE/NOOP ops (Memory-R1 / mem0 style).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Protocol, Sequence
 
 import dspy
-from promptmem.programs.ops_format import parse_ops
-
+from pydantic_core import to_jsonable_python
 from promptmem.memory import EMPTY_NOTES, Note, Op, notes_size, render_notes
+from promptmem.programs.typed_ops import MemoryOp, to_ops
 from promptmem.tasks import Outcome, Task
 
 
@@ -105,8 +106,9 @@ class NotesWriter(dspy.Module):
         return self.to_write(notes, raw)
 
     @staticmethod
-    def to_write(notes, raw: str) -> Write:
-        """The write a raw ``new_notes`` output makes of ``notes``."""
+    def to_write(notes, raw) -> Write:
+        """The write a ``new_notes`` output makes of ``notes``."""
+        raw = str(raw)
         lines = note_lines(raw)
         if not lines and notes:
             return Write([Op("NOOP")], "empty rewrite ignored: the notes were kept", raw)
@@ -115,15 +117,16 @@ class NotesWriter(dspy.Module):
 
 class EditNotes(WriterInputs):
     """You keep notes that help you answer future questions. After each task, decide how
-    to change the notes. Write one operation per line:
-    ADD <new note> | UPDATE <note id> <new text> | DELETE <note id> | NOOP
+    to change the notes: ADD a new note, UPDATE a note (by its id) whose fact changed,
+    DELETE a note (by its id) that is wrong or useless, or NOOP to keep them as they are.
     Your current notes show each note's id in brackets."""
 
-    operations: str = dspy.OutputField(desc="one operation per line")
+    operations: list[MemoryOp] = dspy.OutputField(desc="the edits, in order (may be empty)")
 
 
 class OpsWriter(dspy.Module):
-    """ADD/UPDATE/DELETE/NOOP ops; unparseable parts are reported in ``Write.error``."""
+    """Typed ADD/UPDATE/DELETE/NOOP ops (``MemoryOp``); what cannot be read is reported in
+    ``Write.error``."""
 
     output_field = "operations"  # the predictor's output that ``to_write`` reads
 
@@ -132,12 +135,14 @@ class OpsWriter(dspy.Module):
         self.predict = dspy.Predict(EditNotes)
 
     def forward(self, notes, task, answer, outcome, budget) -> Write:
-        raw = str(self.predict(notes=render_notes(notes), limit=budget_line(notes, budget),
-                               **task_inputs(task, answer, outcome)).operations)
-        return self.to_write(notes, raw)
+        value = self.predict(notes=render_notes(notes), limit=budget_line(notes, budget),
+                             **task_inputs(task, answer, outcome)).operations
+        return self.to_write(notes, value)
 
     @staticmethod
-    def to_write(notes, raw: str) -> Write:
-        """The write a raw ``operations`` output makes (``notes`` unused: ops name their ids)."""
-        parsed = parse_ops(raw)
-        return Write(parsed.ops, "; ".join(parsed.errors), raw)
+    def to_write(notes, value) -> Write:
+        """The write an ``operations`` output makes: a ``MemoryOp`` list, or raw completion
+        text (``notes`` unused: ops name their ids)."""
+        ops, errors = to_ops(value)
+        raw = value if isinstance(value, str) else json.dumps(to_jsonable_python(value))
+        return Write(ops, "; ".join(errors), raw)

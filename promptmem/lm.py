@@ -19,6 +19,7 @@ from typing import Sequence
 import dspy
 from dspy.lm15 import Message, Response, TextPart, Usage, response_to_events
 
+from promptmem.grammar import NoteIdsAdapter
 from promptmem.local_models import DEFAULT_LOCAL_MODEL, model_path
 
 LOCAL_PREFIX = "local"
@@ -162,6 +163,7 @@ def make_lm(config: LMConfig) -> dspy.LM:
 
 
 def adapter_for(spec: str) -> dspy.Adapter:
-    """JSON for in-process models (a grammar guarantees parseable output from GGUFs, and
-    students learn the teacher's JSON); DSPy's chat format (with its JSON fallback) for the rest."""
-    return dspy.JSONAdapter() if is_local(spec) else dspy.ChatAdapter()
+    """JSON for in-process models (a grammar guarantees parseable output from GGUFs, and typed
+    ops may name only the notes shown; students learn the teacher's JSON); DSPy's chat format
+    (with its JSON fallback) for the rest."""
+    return NoteIdsAdapter() if is_local(spec) else dspy.ChatAdapter()

@@ -13,10 +13,17 @@ WRITER_KEY = "[[ ## outcome ## ]]"  # only writer prompts have an outcome field
 ACTOR_KEY = "[[ ## question ## ]]"
 
 
-def scripted_lm(answer: str, writer_output: dict) -> DummyLM:
+def typed_ops(text: str) -> list[dict]:
+    """The typed ``operations`` output for ops written one per line (``ADD x`` / ``DELETE n1``)."""
+    from promptmem.programs.ops_format import parse_ops
+
+    return [{"action": op.kind, "note_id": op.note_id or "", "text": op.text} for op in parse_ops(text).ops]
+
+
+def scripted_lm(answer: str, writer_output: dict, adapter=None) -> DummyLM:
     """A DummyLM that answers every actor call with ``answer`` and every writer call with
-    ``writer_output`` (a dict of output fields)."""
-    return DummyLM({WRITER_KEY: writer_output, ACTOR_KEY: {"answer": answer}})
+    ``writer_output`` (a dict of output fields), in ``adapter``'s format (default: chat)."""
+    return DummyLM({WRITER_KEY: writer_output, ACTOR_KEY: {"answer": answer}}, adapter=adapter)
 
 
 @pytest.fixture

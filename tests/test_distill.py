@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("trl", reason="the distill extra is not installed")
 
-from conftest import scripted_lm  # noqa: E402
+from conftest import scripted_lm, typed_ops  # noqa: E402
 from tiny_student import make_tiny_student  # noqa: E402
 
 from datasets import load_from_disk  # noqa: E402
@@ -42,7 +42,7 @@ def run(tmp_path_factory):
                                              max_completion_tokens=24, save_steps=100, prompts_per_step=2,
                                              gradient_checkpointing=False))
     teacher = LMConfig(spec="scripted", max_tokens=24)
-    lm = scripted_lm("42", {"operations": "ADD session-store listens on port 3134"})
+    lm = scripted_lm("42", {"operations": typed_ops("ADD session-store listens on port 3134")})
     summary = distill(config, teacher, root / "run", lm=lm, say=lambda _: None)
     return root, config, teacher, lm, summary
 
@@ -61,7 +61,7 @@ def test_traces_schema_and_the_comparison(run):
     line = json.loads((root / "run" / "traces").glob("*.jsonl").__next__().read_text().splitlines()[0])
     assert line["format"] == TRACE_FORMAT and line["prompt"][0]["role"] == "system"
     writer = next(r for r in rows if r.role == "writer" and r.position > 0)
-    assert json.loads(writer.completion) == {"operations": "ADD session-store listens on port 3134"}
+    assert json.loads(writer.completion) == {"operations": typed_ops("ADD session-store listens on port 3134")}
     assert writer.notes and writer.budget == 800  # the memory the prompt was rendered from
     assert all(r.credit is None for r in rows if r.role == "actor")
     assert any(r.credit is not None for r in rows if r.role == "writer")
@@ -117,7 +117,7 @@ def test_a_missing_student_is_refused_before_any_work(tmp_path, monkeypatch):
     from promptmem.distill.students import StudentNotFound
 
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
-    lm = scripted_lm("x", {"operations": "NOOP"})
+    lm = scripted_lm("x", {"operations": typed_ops("NOOP")})
     with pytest.raises(StudentNotFound, match="Qwen/Qwen3-4B-Instruct-2507"):
         distill(DistillConfig(student="qwen-4b"), LMConfig(spec="scripted"), tmp_path / "run", lm=lm)
     assert not (tmp_path / "run").exists() and lm.history == []

@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from conftest import raising_lm, scripted_lm
+from conftest import raising_lm, scripted_lm, typed_ops
 from typer.testing import CliRunner
 
 from promptmem.cli import app
@@ -16,7 +16,7 @@ LM = LMConfig(spec="dummy/scripted")
 
 
 def test_evaluate_writes_a_complete_run_directory(tmp_path):
-    report = evaluate(CONFIG, LM, tmp_path, lm=scripted_lm("3000", {"operations": "NOOP"}),
+    report = evaluate(CONFIG, LM, tmp_path, lm=scripted_lm("3000", {"operations": typed_ops("NOOP")}),
                       show_progress=False)
     for name in ("config.json", "report.json", "summary.md", "learning_curve.png"):
         assert (tmp_path / name).stat().st_size > 0
@@ -32,7 +32,7 @@ def test_evaluate_writes_a_complete_run_directory(tmp_path):
 
 
 def test_rerun_resumes_from_saved_streams(tmp_path):
-    first = evaluate(CONFIG, LM, tmp_path, lm=scripted_lm("3000", {"operations": "NOOP"}),
+    first = evaluate(CONFIG, LM, tmp_path, lm=scripted_lm("3000", {"operations": typed_ops("NOOP")}),
                      show_progress=False)
     (tmp_path / "report.json").unlink()
     lm = raising_lm(AssertionError("a resumed run must not call the LM again"))
@@ -41,7 +41,7 @@ def test_rerun_resumes_from_saved_streams(tmp_path):
 
 
 def test_a_run_directory_refuses_another_configuration(tmp_path):
-    evaluate(CONFIG, LM, tmp_path, lm=scripted_lm("1", {"operations": "NOOP"}), show_progress=False)
+    evaluate(CONFIG, LM, tmp_path, lm=scripted_lm("1", {"operations": typed_ops("NOOP")}), show_progress=False)
     other = EvalConfig(**{**CONFIG.__dict__, "writer": "notes"})
     with pytest.raises(RunDirError, match=r"differs in: eval\.writer\)"):
         evaluate(other, LM, tmp_path, lm=scripted_lm("1", {}), show_progress=False)
@@ -50,7 +50,7 @@ def test_a_run_directory_refuses_another_configuration(tmp_path):
 def test_a_setting_added_after_a_run_counts_as_its_default(tmp_path):
     """A run directory written before a setting existed resumes while the setting keeps its
     default, and is refused once the setting is changed."""
-    evaluate(CONFIG, LM, tmp_path, lm=scripted_lm("1", {"operations": "NOOP"}), show_progress=False)
+    evaluate(CONFIG, LM, tmp_path, lm=scripted_lm("1", {"operations": typed_ops("NOOP")}), show_progress=False)
     stored = json.loads((tmp_path / "config.json").read_text())
     del stored["eval"]["retriever"], stored["lm"]["timeout"]  # as if written by an older version
     (tmp_path / "config.json").write_text(json.dumps(stored))
@@ -93,7 +93,7 @@ def test_cli_lists_suites_and_models():
 
 def test_sqlite_store_with_retrieval_and_the_memory_commands(tmp_path):
     config = EvalConfig(**{**CONFIG.__dict__, "streams": 1, "store": "sqlite", "top_k": 2})
-    lm = scripted_lm("3000", {"operations": "ADD billing-api port 3000\nADD owner Priya\nADD drinks tea"})
+    lm = scripted_lm("3000", {"operations": typed_ops("ADD billing-api port 3000\nADD owner Priya\nADD drinks tea")})
     report = evaluate(config, LM, tmp_path, lm=lm, show_progress=False)
     (db,) = (tmp_path / "memory" / "agent").glob("*.db")
     assert report.agent.final_notes_chars == len("billing-api port 3000owner Priyadrinks tea")
@@ -114,7 +114,7 @@ def test_sqlite_store_with_retrieval_and_the_memory_commands(tmp_path):
 
 def test_in_memory_retrieval_shows_only_matching_notes(tmp_path):
     config = EvalConfig(**{**CONFIG.__dict__, "streams": 1, "top_k": 1, "baseline": False})
-    lm = scripted_lm("3000", {"operations": "ADD billing-api listens on port 3000\nADD Priya drinks tea"})
+    lm = scripted_lm("3000", {"operations": typed_ops("ADD billing-api listens on port 3000\nADD Priya drinks tea")})
     evaluate(config, LM, tmp_path, lm=lm, show_progress=False)
     actor_prompts = [h["messages"][-1]["content"] for h in lm.history
                      if "[[ ## outcome" not in h["messages"][-1]["content"]]

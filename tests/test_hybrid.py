@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from conftest import scripted_lm
+from conftest import scripted_lm, typed_ops
 from promptmem.memory import InMemoryStore
 from promptmem.programs import build_agent, load_agent, save_agent
 from promptmem.programs.hybrid import RAW_PREFIX, is_raw
@@ -15,7 +15,7 @@ def test_buffer_and_writer_share_one_budget_and_the_writer_never_touches_the_buf
     (stream,) = synthetic_suite.streams(1, seed=5)
     agent = build_agent("seed", "ops", buffer_share=0.5)
     # the writer tries to delete n1 (the first buffer note) and adds a fact every step
-    lm = scripted_lm("8642", {"operations": "DELETE n1\nADD billing-api listens on port 8642"})
+    lm = scripted_lm("8642", {"operations": typed_ops("DELETE n1\nADD billing-api listens on port 8642")})
     memory = InMemoryStore(600)
     result = run_stream(agent, stream, synthetic_suite, lm, budget=600, memory=memory)
     raw = [n for n in memory.notes() if is_raw(n)]
@@ -29,7 +29,7 @@ def test_buffer_and_writer_share_one_budget_and_the_writer_never_touches_the_buf
 
 def test_the_writer_is_shown_its_own_notes_and_its_share_of_the_budget(synthetic_suite):
     (stream,) = synthetic_suite.streams(1, seed=5)
-    lm = scripted_lm("x", {"operations": "ADD keep this"})
+    lm = scripted_lm("x", {"operations": typed_ops("ADD keep this")})
     run_stream(build_agent("seed", "ops", buffer_share=0.25), stream, synthetic_suite, lm, budget=800)
     writer_prompts = [c["messages"][-1]["content"] for c in lm.history if "[[ ## outcome ## ]]" in c["messages"][-1]["content"]]
     assert "at most 600 characters" in writer_prompts[-1] and RAW_PREFIX not in writer_prompts[-1]

@@ -31,9 +31,9 @@ class ScriptedWorld:
         user = request.messages[-1].text
         if "[[ ## outcome ## ]]" in user:
             observation = user.split("[[ ## observation ## ]]")[1].split("[[ ## question ## ]]")[0]
-            lines = [f"ADD {line.strip()}" for line in observation.splitlines() if line.strip()]
-            text = "\n".join(lines) if NEW in system else "NOOP"
-            return _reply("operations", text)
+            ops = [{"action": "ADD", "note_id": "", "text": line.strip()}
+                   for line in observation.splitlines() if line.strip()]
+            return _reply("operations", json.dumps(ops if NEW in system else []))
         question = user.split("[[ ## question ## ]]")[1].split("Respond")[0]
         service = next(s for s in SERVICES if s in question)
         kind = next(k for k, word in (("port", "port"), ("owner", "owns"), ("region", "region"),

@@ -4,22 +4,36 @@ import dspy
 import pytest
 from conftest import raising_lm, scripted_lm
 
+from promptmem.grammar import NoteIdsAdapter
 from promptmem.memory import InMemoryStore, Note, Op
 from promptmem.programs import build_agent, load_agent, save_agent
-from promptmem.programs.writers import diff_ops, note_lines
+from promptmem.programs.writers import OpsWriter, diff_ops, note_lines
 from promptmem.runner import run_stream
 from promptmem.tasks import Outcome, Task
 
 TASK = Task("t1", "billing-api listens on port 8123", "Which port?", ("8123",), "exact")
 
 
-def test_ops_writer_turns_lm_text_into_ops():
+def op(action: str, note_id: str = "", text: str = "") -> dict:
+    return {"action": action, "note_id": note_id, "text": text}
+
+
+@pytest.mark.parametrize("adapter", [dspy.ChatAdapter(), NoteIdsAdapter()])
+def test_ops_writer_reads_typed_ops_and_never_parses_note_text(adapter):
     agent = build_agent("seed", "ops")
-    lm = scripted_lm("8123", {"operations": "```\nADD billing-api port 8123\nDELETE n1\nmaybe\n```"})
-    with dspy.context(lm=lm, adapter=dspy.ChatAdapter()):
+    injected = "run DELETE n1 after the deploy; UPDATE n1 gone"
+    lm = scripted_lm("8123", {"operations": [op("ADD", text=injected), op("DELETE", "[n1]"), op("NOOP")]},
+                     adapter)
+    with dspy.context(lm=lm, adapter=adapter):
         write = agent.writer([Note("n1", "old")], TASK, "8123", Outcome(1.0, "Correct."), 100)
-    assert write.ops == [Op("ADD", "billing-api port 8123"), Op("DELETE", note_id="n1")]
-    assert write.error == "unparseable line: 'maybe'"
+    assert write.ops == [Op("ADD", injected), Op("DELETE", note_id="n1"), Op("NOOP")]
+    assert write.error == "" and '"action": "ADD"' in write.raw
+
+
+def test_ops_writer_reads_raw_completion_text_too():
+    assert OpsWriter.to_write([], "ADD a\nmaybe").ops == [Op("ADD", "a")]
+    assert OpsWriter.to_write([], []).ops == [Op("NOOP")]
+    assert "MemoryOp" in OpsWriter.to_write([], [{"action": "MOVE"}]).error
 
 
 def test_notes_writer_rewrite_becomes_a_line_diff():
@@ -55,17 +69,17 @@ def test_append_raw_is_a_recency_buffer(synthetic_suite):
 
 def test_run_stream_records_everything_and_survives_bad_writes(synthetic_suite):
     stream = synthetic_suite.streams(1)[0]
-    lm = scripted_lm("9999", {"operations": "ADD a fact\nnonsense"})
+    lm = scripted_lm("9999", {"operations": [op("ADD", text="a fact"), op("UPDATE", "n9", "x")]})
     result = run_stream(build_agent("seed", "ops"), stream, synthetic_suite, lm, budget=30)
     records = result.records
     assert len(records) == len(stream.tasks)
     first_question = next(r for r in records if r.question)
     assert first_question.score == 0.0 and "correct answer was" in first_question.feedback
-    assert records[0].ops[0]["applied"] and records[0].write_error == "unparseable line: 'nonsense'"
+    assert records[0].ops[0]["applied"] and records[0].ops[1]["reason"] == "unknown note id 'n9'"
     assert records[1].ops[0]["reason"] == "duplicate of note n1"
     assert result.final_notes == [{"id": "n1", "text": "a fact"}]
     assert first_question.calls == 2 and records[0].calls == 1
-    assert [t["step"] for t in result.trace][:2] == ["t00", "t01"]
+    assert [t["step"] for t in result.trace][:3] == ["t00", "t00", "t01"]
 
 
 def test_lm_failures_are_recorded_not_raised(synthetic_suite):

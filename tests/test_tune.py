@@ -2,7 +2,7 @@
 
 import json
 
-from conftest import scripted_lm
+from conftest import scripted_lm, typed_ops
 
 from promptmem.lm import LMConfig
 from promptmem.tune import TuneConfig, tune
@@ -11,7 +11,7 @@ CONFIG = TuneConfig(trials=3, streams=1, tasks=6, budgets=(50, 800), top_ks=(0, 
 
 
 def test_study_runs_trials_and_resumes(tmp_path):
-    lm = scripted_lm("3000", {"operations": "ADD billing-api listens on port 3000"})
+    lm = scripted_lm("3000", {"operations": typed_ops("ADD billing-api listens on port 3000")})
     best = tune(CONFIG, LMConfig(spec="dummy/x"), LMConfig(spec="dummy/r"), tmp_path, lm=lm)
     assert best["trials"] == 3 and set(best["params"]) == {"notes_budget", "top_k", "writer"}
     assert json.loads((tmp_path / "best.json").read_text()) == best

@@ -15,7 +15,7 @@ def corpus() -> list[str]:
     from promptmem.suites import make_suite
 
     lines = ["[[ ## notes ## ]]", "[[ ## observation ## ]]", "[[ ## question ## ]]", '{"answer": "42"}',
-             '{"operations": "ADD port 8642"}', "ADD UPDATE DELETE NOOP", "Respond with a JSON object"]
+             '{"operations": [{"action": "ADD", "note_id": "", "text": "port 8642"}]}', "ADD UPDATE DELETE NOOP", "Respond with a JSON object"]
     for stream in make_suite("synthetic", tasks=12).streams(4, seed=7):
         for task in stream.tasks:
             lines += [task.observation, task.question or "", *task.answer]

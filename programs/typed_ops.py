@@ -1,0 +1,44 @@
+"""Typed memory ops: the writer's output as a list of ``MemoryOp`` objects.
+
+With the local engine the output is decoded under a JSON schema, so a malformed op cannot be
+produced, and ``NoteIdsAdapter`` (``promptmem.grammar``) narrows the ids an UPDATE or DELETE
+may name to the notes shown; hosted LMs get the same type through DSPy's structured output,
+and the store rejects an unknown id. Text inside a note is never read as an op.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import pydantic
+
+from promptmem.memory import Op
+from promptmem.programs.ops_format import normalize_id, parse_ops
+
+
+class MemoryOp(pydantic.BaseModel):
+    """One edit: ADD (text), UPDATE (note_id and new text), DELETE (note_id) or NOOP.
+    ``note_id`` is "" where the action names no note."""
+
+    action: Literal["ADD", "UPDATE", "DELETE", "NOOP"]
+    note_id: str = pydantic.Field(description='id of an existing note for UPDATE/DELETE, else ""')
+    text: str = pydantic.Field(description='the note text for ADD/UPDATE, else ""')
+
+
+MemoryOpList = pydantic.TypeAdapter(list[MemoryOp])
+
+
+def to_ops(value: object) -> tuple[list[Op], list[str]]:
+    """Ops from a typed output (``MemoryOp`` list, dicts) or raw completion text (read by
+    ``parse_ops``), with what could not be read; an empty list is a NOOP."""
+    if isinstance(value, str):
+        parsed = parse_ops(value)
+        return parsed.ops, parsed.errors
+    try:
+        items = MemoryOpList.validate_python(value)
+    except pydantic.ValidationError as err:
+        return [], [f"ops do not match the MemoryOp type: {str(err).splitlines()[0][:200]}"]
+    ops = [Op(item.action, item.text.strip() if item.action in ("ADD", "UPDATE") else "",
+              normalize_id(item.note_id) if item.action in ("UPDATE", "DELETE") else None)
+           for item in items]
+    return ops or [Op("NOOP")], []

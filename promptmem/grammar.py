@@ -1,0 +1,83 @@
+"""Per-call grammar narrowing: typed ops may name only the notes the writer was shown.
+
+``NoteIdsAdapter`` is DSPy's JSONAdapter with one change to the schema the local engine
+decodes under: an op object (``action`` and ``note_id`` properties) becomes a choice
+between ``{ADD|NOOP, note_id ""}`` and ``{UPDATE|DELETE, note_id one of the shown ids}``
+(the second only when notes are shown). The ids are read from the ``notes`` input
+(``[id] text`` lines). The prompt itself is unchanged, so its prefix stays reusable.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+
+import dspy
+import pydantic
+
+_SHOWN_ID = re.compile(r"^\[([^\]\s]+)\] ", re.MULTILINE)
+_IDS_KEY = "_promptmem_note_ids"  # carries the ids from __call__ to the response format
+
+
+def shown_ids(notes: object) -> list[str]:
+    """The note ids in rendered notes, in order."""
+    return _SHOWN_ID.findall(notes) if isinstance(notes, str) else []
+
+
+def _is_op(schema: dict) -> bool:
+    props = schema.get("properties") or {}
+    return "action" in props and "note_id" in props
+
+
+def _narrowed_op(schema: dict, ids: list[str]) -> dict:
+    props = schema["properties"]
+
+    def variant(actions: list[str], note_id: dict) -> dict:
+        return {**schema, "properties": {**props, "action": {"type": "string", "enum": actions},
+                                         "note_id": note_id}}
+
+    variants = [variant(["ADD", "NOOP"], {"type": "string", "enum": [""]})]
+    if ids:
+        variants.append(variant(["UPDATE", "DELETE"], {"type": "string", "enum": ids}))
+    return variants[0] if len(variants) == 1 else {"anyOf": variants}
+
+
+def narrow_note_ids(schema: dict, ids: list[str]) -> dict:
+    """A copy of ``schema`` whose op objects (in ``$defs`` or inline) accept only ``ids``."""
+    schema = copy.deepcopy(schema)
+
+    def walk(node):
+        if isinstance(node, dict):
+            for key, value in list(node.items()):
+                node[key] = _narrowed_op(value, ids) if isinstance(value, dict) and _is_op(value) else walk(value)
+        elif isinstance(node, list):
+            return [_narrowed_op(v, ids) if isinstance(v, dict) and _is_op(v) else walk(v) for v in node]
+        return node
+
+    return walk(schema)
+
+
+class NoteIdsAdapter(dspy.JSONAdapter):
+    """JSONAdapter whose response schema lets typed ops name only the ids in the ``notes``
+    input (see the module docstring)."""
+
+    def __call__(self, lm, lm_kwargs, signature, demos, inputs):
+        return super().__call__(lm, {**lm_kwargs, _IDS_KEY: shown_ids(inputs.get("notes"))},
+                                signature, demos, inputs)
+
+    async def acall(self, lm, lm_kwargs, signature, demos, inputs):
+        return await super().acall(lm, {**lm_kwargs, _IDS_KEY: shown_ids(inputs.get("notes"))},
+                                   signature, demos, inputs)
+
+    def _prepare_response_format(self, lm, lm_kwargs, signature):
+        ids = lm_kwargs.pop(_IDS_KEY, [])
+        super()._prepare_response_format(lm, lm_kwargs, signature)
+        format_ = lm_kwargs.get("response_format")
+        if not (isinstance(format_, type) and issubclass(format_, pydantic.BaseModel)):
+            return
+        schema = format_.model_json_schema()
+        narrowed = narrow_note_ids(schema, ids)
+        if narrowed != schema:
+            model = pydantic.create_model(format_.__name__, __base__=format_)
+            model.model_json_schema = lambda *args, **kwargs: narrowed
+            lm_kwargs["response_format"] = model
