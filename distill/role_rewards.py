@@ -86,7 +86,7 @@ class RoleRewards:
         state = writer_state(row, self.streams[row.stream_id], self.horizon)
         writer = self.agent.writer
         raw = (fields or {}).get(writer.output_field)
-        write = writer.to_write(state.snapshot.notes, raw) if raw is not None \
+        write = writer.to_write(state.snapshot.notes, raw, state.budget) if raw is not None \
             else Write(error="unreadable completion")
         return writer_credit(state, write, self._answer, self.suite, self.parse_penalty)
 

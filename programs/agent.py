@@ -11,13 +11,14 @@ import dspy
 from promptmem.files import write_json
 from promptmem.programs.actor import Actor
 from promptmem.programs.baselines import AppendRawWriter
+from promptmem.programs.facts import FactsWriter
 from promptmem.programs.hybrid import HybridWriter
 from promptmem.programs.mem0_style import Mem0StyleWriter
 from promptmem.programs.writers import NotesWriter, OpsWriter
 
-WRITERS = {"notes": NotesWriter, "ops": OpsWriter, "mem0": Mem0StyleWriter}
+WRITERS = {"notes": NotesWriter, "ops": OpsWriter, "facts": FactsWriter, "mem0": Mem0StyleWriter}
 AGENTS = {
-    "seed": "the actor plus an LM writer (--writer notes|ops|mem0) with first-draft instructions",
+    "seed": "the actor plus an LM writer (--writer notes|ops|facts|mem0) with first-draft instructions",
     "no-memory": "the actor alone, with empty notes: the reference for memory gain",
     "append-raw": "the actor over a recency buffer of raw observations (no LM writer)",
     "full-context": "the actor over the whole history, cut to the LM's context window (no budget)",

@@ -103,11 +103,11 @@ class NotesWriter(dspy.Module):
         plain = "\n".join(note.text for note in notes) or EMPTY_NOTES
         raw = str(self.predict(notes=plain, limit=budget_line(notes, budget),
                                **task_inputs(task, answer, outcome)).new_notes)
-        return self.to_write(notes, raw)
+        return self.to_write(notes, raw, budget)
 
     @staticmethod
-    def to_write(notes, raw) -> Write:
-        """The write a ``new_notes`` output makes of ``notes``."""
+    def to_write(notes, raw, budget: int) -> Write:
+        """The write a ``new_notes`` output makes of ``notes`` (the store enforces ``budget``)."""
         raw = str(raw)
         lines = note_lines(raw)
         if not lines and notes:
@@ -137,12 +137,12 @@ class OpsWriter(dspy.Module):
     def forward(self, notes, task, answer, outcome, budget) -> Write:
         value = self.predict(notes=render_notes(notes), limit=budget_line(notes, budget),
                              **task_inputs(task, answer, outcome)).operations
-        return self.to_write(notes, value)
+        return self.to_write(notes, value, budget)
 
     @staticmethod
-    def to_write(notes, value) -> Write:
+    def to_write(notes, value, budget: int) -> Write:
         """The write an ``operations`` output makes: a ``MemoryOp`` list, or raw completion
-        text (``notes`` unused: ops name their ids)."""
+        text (``notes`` and ``budget`` unused: ops name their ids, the store enforces the budget)."""
         ops, errors = to_ops(value)
         raw = value if isinstance(value, str) else json.dumps(to_jsonable_python(value))
         return Write(ops, "; ".join(errors), raw)

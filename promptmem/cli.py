@@ -46,7 +46,7 @@ EVAL_EXAMPLES = """[bold]Examples[/bold]\n
 def eval_command(
     suite: str = typer.Option("synthetic", help="Task suite: synthetic | jsonl | locomo (see `promptmem suites`)."),
     agent: str = typer.Option("seed", help="seed | no-memory | append-raw | full-context | PATH.json (a saved program)."),
-    writer: str = typer.Option("ops", help="Seed agent's writer: ops (ADD/UPDATE/DELETE/NOOP), notes (rewrite) or mem0 (extract facts, then one op per fact)."),
+    writer: str = typer.Option("ops", help="Seed agent's writer: ops (typed ADD/UPDATE/DELETE/NOOP), facts (subject/attribute/value, upserted per subject), notes (rewrite) or mem0 (extract facts, then one op per fact)."),
     buffer_share: float = typer.Option(0.0, min=0.0, max=0.95, help="Seed agent: share of the notes budget kept as a recency buffer of raw observations beside the writer's notes (hybrid memory; 0 = none)."),
     lm: str = typer.Option("local:qwen2.5-coder-1.5b", help="LM spec: local:qwen2.5-coder-1.5b | local:qwen2.5-coder-0.5b | local:smollm2-135m | any DSPy/litellm model (openai/gpt-4.1-mini, hosted_vllm/NAME with --api-base)."),
     api_base: Optional[str] = typer.Option(None, help="Server URL for hosted LMs (vLLM, an OpenAI-compatible server)."),
@@ -94,7 +94,7 @@ def eval_command(
 def optimize_command(
     suite: str = typer.Option("synthetic", help="Where the GEPA examples come from: synthetic (generated windows) | jsonl | locomo (windows cut from --data; train, val and test take disjoint streams in file order, written to OUT/split.json)."),
     data: Optional[Path] = typer.Option(None, help="jsonl, locomo: the data file."),
-    writer: str = typer.Option("ops", help="Seed agent's writer to evolve: ops | notes | mem0."),
+    writer: str = typer.Option("ops", help="Seed agent's writer to evolve: ops | facts | notes | mem0."),
     buffer_share: float = typer.Option(0.0, min=0.0, max=0.95, help="Seed agent: share of the notes budget kept as a recency buffer of raw observations (hybrid memory)."),
     agent: str = typer.Option("seed", help="Starting program: seed | PATH.json."),
     lm: str = typer.Option("local:qwen2.5-coder-0.5b", help="Task LM spec (runs the actor and writer)."),
@@ -157,7 +157,7 @@ DISTILL_EXAMPLES = """[bold]Examples[/bold]\n
 def distill_command(
     student: str = typer.Option("qwen-0.5b", help="Student: qwen-0.5b | qwen-1.5b | smollm2-135m (dequantized from the embedded GGUFs), qwen-4b | qwen-1.7b | qwen-0.6b (from the local HF cache), or a checkpoint path."),
     teacher: str = typer.Option("seed", help="Teacher program: seed | PATH.json (e.g. a `promptmem optimize` program.json)."),
-    writer: str = typer.Option("ops", help="The seed teacher's writer: ops | notes (GRPO writer credit needs a one-call writer)."),
+    writer: str = typer.Option("ops", help="The seed teacher's writer: ops | facts | notes (GRPO writer credit needs a one-call writer)."),
     lm: str = typer.Option("local:qwen2.5-coder-1.5b", help="Teacher LM spec: runs the teacher, and re-rolls rewards."),
     api_base: Optional[str] = typer.Option(None, help="Server URL for a hosted teacher LM."),
     max_tokens: int = typer.Option(256, help="Completion limit per LM call, for the teacher and, in the comparison, the students."),

@@ -58,7 +58,8 @@ class Snapshot:
 class Memory(Protocol):
     """The memory protocol every store implements.
 
-    ``apply`` applies ops in order and returns one result per op; a rejected op changes
+    ``notes`` lists the notes least recently written first (an UPDATE moves a note to the
+    end). ``apply`` applies ops in order and returns one result per op; a rejected op changes
     nothing. ``render`` formats the notes for a prompt (``query`` lets a retrieving store
     choose what to show). ``trace`` is the JSON-serializable list of every op result so far.
     """

@@ -68,7 +68,7 @@ class SQLiteStore:
 
     # -- the memory protocol ------------------------------------------------------------
     def notes(self) -> list[Note]:
-        return [Note(*row) for row in self.conn.execute("SELECT id, text FROM notes ORDER BY rowid")]
+        return [Note(*row) for row in self.conn.execute("SELECT id, text FROM notes ORDER BY updated, rowid")]
 
     def render(self, query: str | None = None) -> str:
         if self.top_k is None or not query:

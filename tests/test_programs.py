@@ -31,9 +31,9 @@ def test_ops_writer_reads_typed_ops_and_never_parses_note_text(adapter):
 
 
 def test_ops_writer_reads_raw_completion_text_too():
-    assert OpsWriter.to_write([], "ADD a\nmaybe").ops == [Op("ADD", "a")]
-    assert OpsWriter.to_write([], []).ops == [Op("NOOP")]
-    assert "MemoryOp" in OpsWriter.to_write([], [{"action": "MOVE"}]).error
+    assert OpsWriter.to_write([], "ADD a\nmaybe", 100).ops == [Op("ADD", "a")]
+    assert OpsWriter.to_write([], [], 100).ops == [Op("NOOP")]
+    assert "MemoryOp" in OpsWriter.to_write([], [{"action": "MOVE"}], 100).error
 
 
 def test_notes_writer_rewrite_becomes_a_line_diff():

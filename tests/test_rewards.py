@@ -26,7 +26,7 @@ def oracle_actor(notes: str, task) -> str:
 
 
 def ops(text: str) -> Write:
-    return OpsWriter.to_write([], text)
+    return OpsWriter.to_write([], text, 800)
 
 
 @pytest.fixture(scope="module")

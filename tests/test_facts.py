@@ -1,0 +1,64 @@
+"""Keyed facts: upsert per (subject, attribute), staleness, eviction, both stores."""
+
+import dspy
+import pytest
+from conftest import scripted_lm
+
+from promptmem.grammar import NoteIdsAdapter
+from promptmem.memory import InMemoryStore, Note, Op
+from promptmem.programs import build_agent
+from promptmem.programs.facts import FactsWriter, KeyFact, parse_fact_note, upsert_ops
+from promptmem.sqlite_store import SQLiteStore
+from promptmem.tasks import Task
+
+TASK = Task("t1", "payments-worker is now owned by Kwame", None, (), "exact")
+
+
+def fact(subject, attribute, value):
+    return KeyFact(subject=subject, attribute=attribute, value=value)
+
+
+def test_a_changed_value_replaces_the_stale_one_in_its_subjects_note():
+    notes = [Note("n1", "payments-worker: owner = Priya; port = 8080"), Note("n2", "a raw note")]
+    ops = upsert_ops(notes, [fact("Payments-Worker", "Owner", "Kwame"), fact("geo-cache", "region", "us-east-2")], 800)
+    assert ops == [Op("UPDATE", "payments-worker: owner = Kwame; port = 8080", "n1"),
+                   Op("ADD", "geo-cache: region = us-east-2")]
+    assert upsert_ops(notes, [fact("payments-worker", "port", "8080")], 800) == [Op("NOOP")]
+
+
+def test_separators_in_model_text_cannot_break_a_note():
+    (op,) = upsert_ops([], [fact("a: b", "x=y", "1; 2"), fact("", "port", "1")], 800)
+    assert op.text == "a b: x y = 1 2" and parse_fact_note(op.text) == ("a b", {"x y": "1 2"})
+
+
+def test_past_the_budget_the_least_recently_written_subjects_go_first():
+    notes = [Note("n1", "old: a = 1"), Note("n2", "mid: a = 2"), Note("n3", "raw observation text")]
+    ops = upsert_ops(notes, [fact("new", "port", "8080"), fact("mid", "a", "3")], budget=46)
+    assert ops == [Op("DELETE", note_id="n1"), Op("ADD", "new: port = 8080"), Op("UPDATE", "mid: a = 3", "n2")]
+    store = InMemoryStore(46)
+    store.apply([Op("ADD", n.text) for n in notes])
+    assert all(r.applied for r in store.apply(ops))
+
+
+@pytest.mark.parametrize("make_store", [lambda tmp: InMemoryStore(800),
+                                        lambda tmp: SQLiteStore(tmp / "m.db", 800, top_k=1)])
+def test_facts_writer_upserts_on_both_stores_and_history_keeps_the_old_value(tmp_path, make_store):
+    store = make_store(tmp_path)
+    agent = build_agent("seed", "facts")
+    for owner in ("Priya", "Kwame"):
+        lm = scripted_lm("x", {"facts": [{"subject": "payments-worker", "attribute": "owner", "value": owner},
+                                         {"subject": "Lena", "attribute": "drink", "value": "espresso"}]},
+                         NoteIdsAdapter())
+        with dspy.context(lm=lm, adapter=NoteIdsAdapter()):
+            store.apply(agent.writer(store.notes(), TASK, None, None, store.budget).ops, step=owner)
+    assert [n.text for n in store.notes()] == ["Lena: drink = espresso", "payments-worker: owner = Kwame"]
+    assert "Kwame" in store.render("Who owns payments-worker?")
+    if isinstance(store, SQLiteStore):
+        (old, new), = store.conn.execute("SELECT old_text, new_text FROM history WHERE kind = 'UPDATE'")
+        assert (old, new) == ("payments-worker: owner = Priya", "payments-worker: owner = Kwame")
+
+
+def test_unreadable_facts_are_a_failed_write_not_a_crash():
+    write = FactsWriter.to_write([], '[{"subject": "x"}]', 800)
+    assert write.ops == [] and "KeyFact" in write.error
+    assert FactsWriter.to_write([], "[]", 800).ops == [Op("NOOP")]
