@@ -37,12 +37,12 @@ KeyFacts = pydantic.TypeAdapter(list[KeyFact])
 
 class ExtractFacts(WriterInputs):
     """You keep a table of facts that help you answer future questions. After each task, list
-    the facts from the observation that later questions are likely to ask about, each as a
+    the facts stated in the observation that a later question could ask about, each as a
     subject, an attribute and its value. A new value for a known subject and attribute replaces
-    the old one. Leave out facts that will not matter later; an empty list keeps the table as
-    it is."""
+    the old one, so restate a fact whenever it changes. Leave out chatter and facts that will not
+    matter later; restating a fact the table already holds changes nothing."""
 
-    facts: list[KeyFact] = dspy.OutputField(desc="facts worth keeping (may be empty)")
+    facts: list[KeyFact] = dspy.OutputField(desc="facts worth keeping, at least one")
 
 
 def _clean(text: str) -> str:

@@ -121,7 +121,7 @@ class EditNotes(WriterInputs):
     DELETE a note (by its id) that is wrong or useless, or NOOP to keep them as they are.
     Your current notes show each note's id in brackets."""
 
-    operations: list[MemoryOp] = dspy.OutputField(desc="the edits, in order (may be empty)")
+    operations: list[MemoryOp] = dspy.OutputField(desc="the edits, in order (NOOP alone to keep the notes)")
 
 
 class OpsWriter(dspy.Module):

@@ -1,10 +1,15 @@
-"""Per-call grammar narrowing: typed ops may name only the notes the writer was shown.
+"""Per-call grammar for writers: typed ops may name only the notes shown, and say something.
 
-``NoteIdsAdapter`` is DSPy's JSONAdapter with one change to the schema the local engine
-decodes under: an op object (``action`` and ``note_id`` properties) becomes a choice
-between ``{ADD|NOOP, note_id ""}`` and ``{UPDATE|DELETE, note_id one of the shown ids}``
-(the second only when notes are shown). The ids are read from the ``notes`` input
-(``[id] text`` lines). The prompt itself is unchanged, so its prefix stays reusable.
+``NoteIdsAdapter`` is DSPy's JSONAdapter with two changes to the schema the local engine
+decodes under (the prompt itself is unchanged, so its prefix stays reusable):
+
+- an op object (``action`` and ``note_id`` properties) becomes a choice between
+  ``{ADD|NOOP, note_id ""}`` and ``{UPDATE|DELETE, note_id one of the shown ids}`` (the second
+  only when notes are shown); the ids are read from the ``notes`` input (``[id] text`` lines);
+- an output list of ops or of facts (``subject``/``attribute``/``value`` objects) has at
+  least one item: greedy decoding of a small model otherwise takes the empty list, the
+  grammar's easy way out, for every task. Keeping the notes as they are is said explicitly
+  (a NOOP, or restating a fact the notes hold).
 """
 
 from __future__ import annotations
@@ -29,6 +34,20 @@ def _is_op(schema: dict) -> bool:
     return "action" in props and "note_id" in props
 
 
+def _is_fact(schema: dict) -> bool:
+    return {"subject", "attribute", "value"} <= set(schema.get("properties") or {})
+
+
+def _require_an_item(schema: dict) -> None:
+    """Give every top-level list of ops or facts ``minItems: 1`` (in place)."""
+    defs = schema.get("$defs") or {}
+    for prop in (schema.get("properties") or {}).values():
+        items = prop.get("items") or {}
+        item = defs.get(items.get("$ref", "").rpartition("/")[2], items)
+        if prop.get("type") == "array" and (_is_op(item) or _is_fact(item)):
+            prop["minItems"] = 1
+
+
 def _narrowed_op(schema: dict, ids: list[str]) -> dict:
     props = schema["properties"]
 
@@ -43,8 +62,10 @@ def _narrowed_op(schema: dict, ids: list[str]) -> dict:
 
 
 def narrow_note_ids(schema: dict, ids: list[str]) -> dict:
-    """A copy of ``schema`` whose op objects (in ``$defs`` or inline) accept only ``ids``."""
+    """A copy of ``schema`` whose op objects (in ``$defs`` or inline) accept only ``ids`` and
+    whose lists of ops or facts have at least one item."""
     schema = copy.deepcopy(schema)
+    _require_an_item(schema)
 
     def walk(node):
         if isinstance(node, dict):
@@ -59,7 +80,7 @@ def narrow_note_ids(schema: dict, ids: list[str]) -> dict:
 
 class NoteIdsAdapter(dspy.JSONAdapter):
     """JSONAdapter whose response schema lets typed ops name only the ids in the ``notes``
-    input (see the module docstring)."""
+    input and requires a list of ops or facts to say something (see the module docstring)."""
 
     def __call__(self, lm, lm_kwargs, signature, demos, inputs):
         return super().__call__(lm, {**lm_kwargs, _IDS_KEY: shown_ids(inputs.get("notes"))},
