@@ -1,17 +1,18 @@
-"""Baselines on held-out synthetic streams with the embedded models.
+"""Baselines and writers on held-out synthetic streams with the embedded models.
 
-no-memory, append-raw, and the seed agent with both writers, on the same streams, per
-model. Each condition is a resumable `evaluate` run under --runs; the table goes to
-benchmarks/results/baseline.json and stdout (Markdown, for the README).
+Each condition (``agent[:writer[:buffer share]]``) runs on the same streams, per model, as a
+resumable `evaluate` run under --runs; the table goes to --out (JSON) and stdout (Markdown,
+for the README).
 
-    python benchmarks/baseline.py                      # defaults used for the README
+    python benchmarks/baseline.py                      # baselines and seed writers (baseline.json)
+    python benchmarks/baseline.py --conditions no-memory,append-raw,seed:ops,seed:facts,seed:facts:0.5 \
+        --runs runs/bench-writers --out benchmarks/results/writers.json   # the writers table
     python benchmarks/baseline.py --models local:qwen2.5-coder-0.5b --streams 1 --tasks 6
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import time
 from dataclasses import asdict
@@ -19,30 +20,40 @@ from importlib.metadata import version
 from pathlib import Path
 
 from promptmem.evaluate import EvalConfig, evaluate
+from promptmem.files import write_json
 from promptmem.lm import LMConfig, make_lm
 from promptmem.suites import SyntheticConfig
 
-CONDITIONS = [("no-memory", "ops"), ("append-raw", "ops"), ("seed", "notes"), ("seed", "ops")]
+CONDITIONS = "no-memory,append-raw,seed:notes,seed:ops"
 
 
-def label(agent: str, writer: str) -> str:
-    return f"seed ({writer} writer)" if agent == "seed" else agent
+def parse_condition(text: str) -> tuple[str, str, float]:
+    """``agent[:writer[:buffer share]]`` -> (agent, writer, share); the writer defaults to ops."""
+    agent, writer, share = (text.split(":") + ["ops", "0"])[:3]
+    return agent, writer, float(share)
+
+
+def label(agent: str, writer: str, share: float) -> str:
+    if agent != "seed":
+        return agent
+    return f"hybrid ({writer} writer, {share:.0%} buffer)" if share else f"seed ({writer} writer)"
 
 
 def run_model(spec: str, args) -> list[dict]:
     lm_config = LMConfig(spec=spec)
     lm = make_lm(lm_config)
     rows, reference = [], None
-    for agent, writer in CONDITIONS:
-        config = EvalConfig(agent=agent, writer=writer, streams=args.streams, tasks=args.tasks,
-                            seed=args.seed, threads=1, baseline=False)
-        out = Path(args.runs) / spec.replace(":", "-") / f"{agent}-{writer}"
+    for agent, writer, share in map(parse_condition, args.conditions.split(",")):
+        config = EvalConfig(agent=agent, writer=writer, buffer_share=share, streams=args.streams,
+                            tasks=args.tasks, seed=args.seed, threads=1, baseline=False)
+        out = Path(args.runs) / spec.replace(":", "-") / (f"{agent}-{writer}" + (f"-{share}" if share else ""))
         start = time.perf_counter()
         summary = evaluate(config, lm_config, out, lm=lm).agent
         reference = summary.score if agent == "no-memory" else reference
         cost = summary.cost
         rows.append({
-            "model": spec, "agent": label(agent, writer), "score": summary.score,
+            "model": spec, "agent": label(agent, writer, share), "score": summary.score,
+            "notes_recall": summary.notes_recall,
             "memory_gain": round(summary.score - reference, 4),
             "per_stream": summary.per_stream, "breakdown": summary.breakdown,
             "tokens_per_task": round(cost.prompt_tokens_per_task + cost.completion_tokens_per_task, 1),
@@ -57,10 +68,11 @@ def run_model(spec: str, args) -> list[dict]:
 
 
 def markdown(rows: list[dict]) -> str:
-    lines = ["| model | agent | score | memory gain | tokens/task | s/task | failed writes | final notes (chars) |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = ["| model | agent | score | memory gain | notes recall | tokens/task | s/task | failed writes | final notes (chars) |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        lines.append(f"| {r['model']} | {r['agent']} | {r['score']:.3f} | {r['memory_gain']:+.3f} | "
+        recall = "–" if r.get("notes_recall") is None else f"{r['notes_recall']:.3f}"
+        lines.append(f"| {r['model']} | {r['agent']} | {r['score']:.3f} | {r['memory_gain']:+.3f} | {recall} | "
                      f"{r['tokens_per_task']:.0f} | {r['seconds_per_task']:.1f} | "
                      f"{r['write_failures']} | {r['final_notes_chars']:.0f} |")
     return "\n".join(lines)
@@ -69,6 +81,7 @@ def markdown(rows: list[dict]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", default="local:qwen2.5-coder-0.5b,local:qwen2.5-coder-1.5b")
+    parser.add_argument("--conditions", default=CONDITIONS, help="agent[:writer[:buffer share]], comma-separated")
     parser.add_argument("--streams", type=int, default=2)
     parser.add_argument("--tasks", type=int, default=16)
     parser.add_argument("--seed", type=int, default=1000, help="held out: tests use seeds < 1000")
@@ -78,14 +91,13 @@ def main() -> None:
     start = time.perf_counter()
     rows = [row for spec in args.models.split(",") for row in run_model(spec, args)]
     result = {
-        "benchmark": "baseline", "suite": "synthetic", "streams": args.streams,
+        "benchmark": "baseline", "suite": "synthetic", "conditions": args.conditions, "streams": args.streams,
         "tasks_per_stream": args.tasks, "seed": args.seed, "budget_chars": SyntheticConfig().budget,
         "lm": asdict(LMConfig()) | {"spec": args.models},
         "machine": {"python": platform.python_version(), "cpu": platform.machine(),
                     "dspy": version("dspy"), "llama_cpp_python": version("llama_cpp_python")},
         "wall_seconds": round(time.perf_counter() - start, 1), "rows": rows}
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(result, indent=2))
+    write_json(args.out, result)
     print(markdown(rows))
 
 

@@ -20,6 +20,7 @@ import pydantic
 from pydantic_core import to_jsonable_python
 
 from promptmem.memory import Note, Op, notes_size, render_notes
+from promptmem.programs.typed_ops import predict_items
 from promptmem.programs.writers import Write, WriterInputs, budget_line, task_inputs
 
 _NOTE = re.compile(r"^(?P<subject>[^:;=\n]+): (?P<pairs>[^=\n]+ = [^\n]*)$")
@@ -105,9 +106,9 @@ class FactsWriter(dspy.Module):
         self.predict = dspy.Predict(ExtractFacts)
 
     def forward(self, notes, task, answer, outcome, budget) -> Write:
-        facts = self.predict(notes=render_notes(notes), limit=budget_line(notes, budget),
-                             **task_inputs(task, answer, outcome)).facts
-        return self.to_write(notes, facts, budget)
+        facts, dropped = predict_items(self.predict, "facts", KeyFact, notes=render_notes(notes),
+                                       limit=budget_line(notes, budget), **task_inputs(task, answer, outcome))
+        return self.to_write(notes, facts, budget).with_error(dropped)
 
     @staticmethod
     def to_write(notes, value, budget: int) -> Write:

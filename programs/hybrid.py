@@ -44,6 +44,5 @@ class HybridWriter(dspy.Module):
         own_ids = {note.id for note in own}
         kept = [op for op in write.ops if op.kind in ("ADD", "NOOP") or op.note_id in own_ids]
         dropped = len(write.ops) - len(kept)
-        error = "; ".join(filter(None, [write.error, f"{dropped} op(s) on notes outside the writer's own dropped"
-                                        if dropped else ""]))
-        return Write(buffered + kept, error, write.raw)
+        note = f"{dropped} op(s) on notes outside the writer's own dropped" if dropped else ""
+        return Write(buffered + kept, write.error, write.raw).with_error(note)

@@ -8,9 +8,13 @@ and the store rejects an unknown id. Text inside a note is never read as an op.
 
 from __future__ import annotations
 
+import json
 from typing import Literal
 
+import dspy
+import json_repair
 import pydantic
+from dspy.utils.exceptions import AdapterParseError
 
 from promptmem.memory import Op
 from promptmem.programs.ops_format import normalize_id, parse_ops
@@ -42,3 +46,28 @@ def to_ops(value: object) -> tuple[list[Op], list[str]]:
               normalize_id(item.note_id) if item.action in ("UPDATE", "DELETE") else None)
            for item in items]
     return ops or [Op("NOOP")], []
+
+
+def predict_items(predict: dspy.Predict, field: str, item: type[pydantic.BaseModel], **inputs) -> tuple[list, str]:
+    """``predict``'s list output ``field``, and why part of it was dropped ("" if none was).
+
+    An output DSPy cannot read whole (cut at the token limit, or one malformed item) keeps the
+    items that validate as ``item``, except the last one, which may be cut mid-value."""
+    try:
+        return getattr(predict(**inputs), field), ""
+    except AdapterParseError as err:
+        response = err.lm_response or ""
+    try:
+        data = json.loads(response)
+    except ValueError:
+        data = json_repair.loads(response)
+        data = {field: data.get(field, [])[:-1]} if isinstance(data, dict) and isinstance(data.get(field), list) else data
+    items = data.get(field) if isinstance(data, dict) and isinstance(data.get(field), list) else []
+    kept = []
+    for raw in items:
+        try:
+            kept.append(item.model_validate(raw))
+        except pydantic.ValidationError:
+            continue
+    return kept, (f"unreadable {field} output ({len(response)} chars, cut at the token limit?): "
+                  f"kept {len(kept)} readable item(s)")

@@ -16,7 +16,7 @@ from typing import Protocol, Sequence
 import dspy
 from pydantic_core import to_jsonable_python
 from promptmem.memory import EMPTY_NOTES, Note, Op, notes_size, render_notes
-from promptmem.programs.typed_ops import MemoryOp, to_ops
+from promptmem.programs.typed_ops import MemoryOp, predict_items, to_ops
 from promptmem.tasks import Outcome, Task
 
 
@@ -27,6 +27,10 @@ class Write:
     ops: list[Op] = field(default_factory=list)
     error: str = ""
     raw: str = ""
+
+    def with_error(self, error: str) -> "Write":
+        """This write with ``error`` added to its errors."""
+        return Write(self.ops, "; ".join(filter(None, [self.error, error])), self.raw)
 
 
 class Writer(Protocol):
@@ -135,9 +139,9 @@ class OpsWriter(dspy.Module):
         self.predict = dspy.Predict(EditNotes)
 
     def forward(self, notes, task, answer, outcome, budget) -> Write:
-        value = self.predict(notes=render_notes(notes), limit=budget_line(notes, budget),
-                             **task_inputs(task, answer, outcome)).operations
-        return self.to_write(notes, value, budget)
+        value, dropped = predict_items(self.predict, "operations", MemoryOp, notes=render_notes(notes),
+                                       limit=budget_line(notes, budget), **task_inputs(task, answer, outcome))
+        return self.to_write(notes, value, budget).with_error(dropped)
 
     @staticmethod
     def to_write(notes, value, budget: int) -> Write:

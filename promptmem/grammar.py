@@ -10,15 +10,22 @@ decodes under (the prompt itself is unchanged, so its prefix stays reusable):
   least one item: greedy decoding of a small model otherwise takes the empty list, the
   grammar's easy way out, for every task. Keeping the notes as they are is said explicitly
   (a NOOP, or restating a fact the notes hold).
+
+Under a grammar, output that is not complete JSON was cut at the token limit: for a list
+of ops or facts, ``parse`` then raises ``AdapterParseError`` rather than let DSPy's JSON repair
+close a value cut in the middle (the writers keep the complete items).
 """
 
 from __future__ import annotations
 
 import copy
+import json
 import re
+from typing import get_args, get_origin
 
 import dspy
 import pydantic
+from dspy.utils.exceptions import AdapterParseError
 
 _SHOWN_ID = re.compile(r"^\[([^\]\s]+)\] ", re.MULTILINE)
 _IDS_KEY = "_promptmem_note_ids"  # carries the ids from __call__ to the response format
@@ -36,6 +43,18 @@ def _is_op(schema: dict) -> bool:
 
 def _is_fact(schema: dict) -> bool:
     return {"subject", "attribute", "value"} <= set(schema.get("properties") or {})
+
+
+def writes_items(signature) -> bool:
+    """The signature outputs a list of ops or facts."""
+    for field in signature.output_fields.values():
+        args = get_args(field.annotation)
+        if get_origin(field.annotation) is list and args and isinstance(args[0], type) \
+                and issubclass(args[0], pydantic.BaseModel):
+            schema = args[0].model_json_schema()
+            if _is_op(schema) or _is_fact(schema):
+                return True
+    return False
 
 
 def _require_an_item(schema: dict) -> None:
@@ -102,3 +121,13 @@ class NoteIdsAdapter(dspy.JSONAdapter):
             model = pydantic.create_model(format_.__name__, __base__=format_)
             model.model_json_schema = lambda *args, **kwargs: narrowed
             lm_kwargs["response_format"] = model
+
+    def parse(self, signature, completion):
+        if writes_items(signature):
+            try:
+                json.loads(completion)
+            except ValueError:
+                raise AdapterParseError(adapter_name=type(self).__name__, signature=signature,
+                                        lm_response=completion,
+                                        message="not complete JSON: cut at the token limit?") from None
+        return super().parse(signature, completion)

@@ -14,6 +14,29 @@ from promptmem.tasks import Task
 TASK = Task("t1", "payments-worker is now owned by Kwame", None, (), "exact")
 
 
+class FixedText:
+    """An engine whose every completion is ``text``, cut at a token limit."""
+
+    def __init__(self, text):
+        self.text = text
+
+    def complete(self, request):
+        from dspy.lm15 import Message, Response, TextPart, Usage
+
+        return Response(id=None, model="fixed", message=Message.assistant([TextPart(self.text)]),
+                        finish_reason="length", usage=Usage(input_tokens=1, output_tokens=1))
+
+    def stream(self, request):
+        raise NotImplementedError
+
+    def close(self):
+        pass
+
+
+def fixed_text_lm(text):
+    return dspy.LM("fixed/text", engine=FixedText(text), cache=False)
+
+
 def fact(subject, attribute, value):
     return KeyFact(subject=subject, attribute=attribute, value=value)
 
@@ -62,3 +85,12 @@ def test_unreadable_facts_are_a_failed_write_not_a_crash():
     write = FactsWriter.to_write([], '[{"subject": "x"}]', 800)
     assert write.ops == [] and "KeyFact" in write.error
     assert FactsWriter.to_write([], "[]", 800).ops == [Op("NOOP")]
+
+
+def test_an_output_cut_at_the_token_limit_keeps_its_complete_facts():
+    cut = '{"facts": [{"subject": "geo-cache", "attribute": "region", "value": "us-east-2"}, ' \
+          '{"subject": "billing-api", "attribute": "port", "value": "80'
+    with dspy.context(lm=fixed_text_lm(cut), adapter=NoteIdsAdapter()):
+        write = build_agent("seed", "facts").writer([], TASK, None, None, 800)
+    assert write.ops == [Op("ADD", "geo-cache: region = us-east-2")]
+    assert "kept 1 readable item" in write.error
