@@ -1,8 +1,20 @@
-"""The actor: solves one task from the current notes."""
+"""Actors: solve one task from the current notes.
+
+``Actor`` answers from the notes it is shown. ``FilterActor`` (Memory-R1's answer agent)
+first selects the notes that bear on the question (from a large retrieved top-N), then
+answers from those alone, so distractors in the retrieved notes do not reach the answer.
+"""
 
 from __future__ import annotations
 
+import re
+
 import dspy
+
+from promptmem.memory import EMPTY_NOTES, NO_MATCH
+
+_NOTE_LINE = re.compile(r"^\[([^\]\s]+)\] ", re.MULTILINE)
+NONE_SELECTED = "(no note bears on this question)"
 
 
 class SolveTask(dspy.Signature):
@@ -15,6 +27,15 @@ class SolveTask(dspy.Signature):
     answer: str = dspy.OutputField(desc="only the answer, in the format the question asks for")
 
 
+class SelectNotes(dspy.Signature):
+    """Select the notes that bear on the question: the ones holding facts needed to answer it.
+    Leave out notes about other things."""
+
+    notes: str = dspy.InputField(desc="candidate notes, each with its id in brackets")
+    question: str = dspy.InputField()
+    relevant: list[str] = dspy.OutputField(desc="ids of the notes needed to answer, most useful first")
+
+
 class Actor(dspy.Module):
     """notes + observation + question -> answer text."""
 
@@ -25,3 +46,30 @@ class Actor(dspy.Module):
     def forward(self, notes: str, observation: str, question: str) -> str:
         return str(self.predict(notes=notes, observation=observation or "(nothing)",
                                 question=question).answer).strip()
+
+
+def selected_lines(notes: str, ids: list[str]) -> str:
+    """The ``[id] text`` lines of ``notes`` whose ids are in ``ids``, in the order of ``ids``
+    (unknown ids ignored), or ``NONE_SELECTED``."""
+    lines = {match.group(1): line for line in notes.splitlines() if (match := _NOTE_LINE.match(line))}
+    wanted = dict.fromkeys(str(i).strip().strip("[]") for i in ids)
+    return "\n".join(lines[i] for i in wanted if i in lines) or NONE_SELECTED
+
+
+class FilterActor(dspy.Module):
+    """Select the relevant notes (one call), then answer from them (a second call); with no
+    notes to choose from, answer at once."""
+
+    def __init__(self):
+        super().__init__()
+        self.select = dspy.Predict(SelectNotes)
+        self.predict = dspy.Predict(SolveTask)
+
+    def forward(self, notes: str, observation: str, question: str) -> str:
+        if notes not in (EMPTY_NOTES, NO_MATCH) and _NOTE_LINE.search(notes):
+            notes = selected_lines(notes, self.select(notes=notes, question=question).relevant)
+        return str(self.predict(notes=notes, observation=observation or "(nothing)",
+                                question=question).answer).strip()
+
+
+ACTORS = {"plain": Actor, "filter": FilterActor}

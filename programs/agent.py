@@ -9,7 +9,7 @@ from pathlib import Path
 import dspy
 
 from promptmem.files import write_json
-from promptmem.programs.actor import Actor
+from promptmem.programs.actor import ACTORS, Actor
 from promptmem.programs.baselines import AppendRawWriter
 from promptmem.programs.facts import FactsWriter
 from promptmem.programs.hybrid import HybridWriter
@@ -28,41 +28,45 @@ AGENTS = {
 class MemoryAgent(dspy.Module):
     """An actor that answers from notes and a writer that edits them after each task.
 
-    ``writer`` is None for the no-memory baseline. ``name``, ``writer_kind`` and
-    ``buffer_share`` say how to rebuild the agent from a saved program. ``fills_window``: the agent ignores the
+    ``writer`` is None for the no-memory baseline. ``name``, ``writer_kind``, ``buffer_share``
+    and ``actor_kind`` say how to rebuild the agent from a saved program. ``fills_window``: the agent ignores the
     notes budget and keeps as much as the LM's context window holds.
     """
 
     def __init__(self, actor: Actor, writer: dspy.Module | None, name: str,
-                 writer_kind: str = "", fills_window: bool = False, buffer_share: float = 0.0):
+                 writer_kind: str = "", fills_window: bool = False, buffer_share: float = 0.0,
+                 actor_kind: str = "plain"):
         super().__init__()
         self.actor, self.writer = actor, writer
         self.name, self.writer_kind, self.fills_window = name, writer_kind, fills_window
-        self.buffer_share = buffer_share
+        self.buffer_share, self.actor_kind = buffer_share, actor_kind
 
     @property
     def uses_memory(self) -> bool:
         return self.writer is not None
 
 
-def build_agent(name: str, writer: str = "ops", buffer_share: float = 0.0) -> MemoryAgent:
-    """A named agent (see ``AGENTS``); ``writer`` picks the seed agent's writer and
+def build_agent(name: str, writer: str = "ops", buffer_share: float = 0.0, actor: str = "plain") -> MemoryAgent:
+    """A named agent (see ``AGENTS``); ``writer`` picks the seed agent's writer,
     ``buffer_share`` > 0 gives that share of the budget to a recency buffer of raw
-    observations (``HybridWriter``)."""
+    observations (``HybridWriter``) and ``actor`` picks the actor (``ACTORS``: plain | filter)."""
     if buffer_share and name != "seed":
         raise ValueError(f"--buffer-share applies to the seed agent's LM writer, not to {name!r}")
+    if actor not in ACTORS:
+        raise ValueError(f"unknown actor {actor!r}; known: {', '.join(ACTORS)}")
+    kind = {"actor_kind": actor}
     if name == "no-memory":
-        return MemoryAgent(Actor(), None, name)
+        return MemoryAgent(ACTORS[actor](), None, name, **kind)
     if name in ("append-raw", "full-context"):
-        return MemoryAgent(Actor(), AppendRawWriter(), name, "append-raw",
-                           fills_window=name == "full-context")
+        return MemoryAgent(ACTORS[actor](), AppendRawWriter(), name, "append-raw",
+                           fills_window=name == "full-context", **kind)
     if name == "seed":
         if writer not in WRITERS:
             raise ValueError(f"unknown writer {writer!r}; known: {', '.join(WRITERS)}")
         lm_writer = WRITERS[writer]()
         if buffer_share:
             lm_writer = HybridWriter(lm_writer, buffer_share)
-        return MemoryAgent(Actor(), lm_writer, name, writer, buffer_share=buffer_share)
+        return MemoryAgent(ACTORS[actor](), lm_writer, name, writer, buffer_share=buffer_share, **kind)
     raise ValueError(f"unknown agent {name!r}; known: {', '.join(AGENTS)} or a saved PATH.json")
 
 
@@ -70,7 +74,7 @@ def save_agent(agent: MemoryAgent, path: str | Path) -> None:
     """Write the agent's prompts and how to rebuild it as JSON with version metadata."""
     payload = {"format": "promptmem.agent/1", "promptmem": version("promptmem"),
                "dspy": dspy.__version__, "agent": agent.name, "writer": agent.writer_kind,
-               "buffer_share": agent.buffer_share,
+               "buffer_share": agent.buffer_share, "actor": agent.actor_kind,
                "state": agent.dump_state()}
     write_json(path, payload)
 
@@ -80,14 +84,15 @@ def load_agent(path: str | Path) -> MemoryAgent:
     path = Path(path)
     try:
         payload = json.loads(path.read_text())
-        agent = build_agent(payload["agent"], payload["writer"] or "ops", payload.get("buffer_share", 0.0))
+        agent = build_agent(payload["agent"], payload["writer"] or "ops", payload.get("buffer_share", 0.0),
+                            payload.get("actor", "plain"))
         agent.load_state(payload["state"])
     except (OSError, json.JSONDecodeError, KeyError, TypeError) as err:
         raise ValueError(f"{path}: not a promptmem agent file ({type(err).__name__}: {err})") from err
     return agent
 
 
-def resolve_agent(spec: str, writer: str = "ops", buffer_share: float = 0.0) -> MemoryAgent:
+def resolve_agent(spec: str, writer: str = "ops", buffer_share: float = 0.0, actor: str = "plain") -> MemoryAgent:
     """An agent name from ``AGENTS`` or the path of a saved agent (``.json``, which carries its
-    own writer and buffer share)."""
-    return load_agent(spec) if spec.endswith(".json") else build_agent(spec, writer, buffer_share)
+    own writer, buffer share and actor)."""
+    return load_agent(spec) if spec.endswith(".json") else build_agent(spec, writer, buffer_share, actor)

@@ -48,6 +48,7 @@ def eval_command(
     agent: str = typer.Option("seed", help="seed | no-memory | append-raw | full-context | PATH.json (a saved program)."),
     writer: str = typer.Option("ops", help="Seed agent's writer: ops (typed ADD/UPDATE/DELETE/NOOP), facts (subject/attribute/value, upserted per subject), notes (rewrite) or mem0 (extract facts, then one op per fact)."),
     buffer_share: float = typer.Option(0.0, min=0.0, max=0.95, help="Seed agent: share of the notes budget kept as a recency buffer of raw observations beside the writer's notes (hybrid memory; 0 = none)."),
+    actor: str = typer.Option("plain", help="plain: answers from the notes shown | filter: first selects the notes that bear on the question (one more call), then answers from those alone -- use with a large --top-k (e.g. 30)."),
     lm: str = typer.Option("local:qwen2.5-coder-1.5b", help="LM spec: local:qwen2.5-coder-1.5b | local:qwen2.5-coder-0.5b | local:smollm2-135m | any DSPy/litellm model (openai/gpt-4.1-mini, hosted_vllm/NAME with --api-base)."),
     api_base: Optional[str] = typer.Option(None, help="Server URL for hosted LMs (vLLM, an OpenAI-compatible server)."),
     streams: int = typer.Option(4, min=1, help="Number of streams."),
@@ -74,7 +75,7 @@ def eval_command(
     from promptmem.evaluate import EvalConfig, evaluate
     from promptmem.lm import LMConfig
 
-    config = EvalConfig(suite=suite, agent=agent, writer=writer, buffer_share=buffer_share, streams=streams,
+    config = EvalConfig(suite=suite, agent=agent, writer=writer, buffer_share=buffer_share, actor=actor, streams=streams,
                         seed=seed, tasks=tasks, budget=budget, data=str(data) if data else None,
                         questions_at_end=questions_at_end, questions=questions,
                         threads=threads, baseline=baseline, store=store, top_k=top_k, retriever=retriever)
@@ -96,6 +97,7 @@ def optimize_command(
     data: Optional[Path] = typer.Option(None, help="jsonl, locomo: the data file."),
     writer: str = typer.Option("ops", help="Seed agent's writer to evolve: ops | facts | notes | mem0."),
     buffer_share: float = typer.Option(0.0, min=0.0, max=0.95, help="Seed agent: share of the notes budget kept as a recency buffer of raw observations (hybrid memory)."),
+    actor: str = typer.Option("plain", help="Seed agent's actor: plain | filter (selects the relevant notes, then answers)."),
     agent: str = typer.Option("seed", help="Starting program: seed | PATH.json."),
     lm: str = typer.Option("local:qwen2.5-coder-0.5b", help="Task LM spec (runs the actor and writer)."),
     reflection_lm: str = typer.Option("local:qwen2.5-coder-1.5b", help="Reflection LM spec (proposes new instructions; use a strong model)."),
@@ -126,7 +128,7 @@ def optimize_command(
     from promptmem.optimize import OptimizeConfig, optimize
 
     config = OptimizeConfig(suite=suite, data=str(data) if data else None, agent=agent, writer=writer,
-                            buffer_share=buffer_share,
+                            buffer_share=buffer_share, actor=actor,
                             budget=budget, train=train, val=val, test=test,
                             window=window, test_tasks=test_tasks, seed=seed, notes_budget=notes_budget,
                             minibatch=minibatch, components=components, threads=threads,

@@ -36,8 +36,9 @@ class EvalConfig:
 
     suite: str = "synthetic"  # suite name (see `promptmem suites`)
     agent: str = "seed"  # seed | no-memory | append-raw | full-context | PATH.json (saved program)
-    writer: str = "ops"  # the seed agent's writer: notes (rewrite) | ops | mem0 (extract+decide)
+    writer: str = "ops"  # the seed agent's writer: ops (typed) | facts (keyed) | notes (rewrite) | mem0 (extract+decide)
     buffer_share: float = 0.0  # seed agent: share of the budget kept as a recency buffer of raw observations
+    actor: str = "plain"  # plain (answers from the notes shown) | filter (selects the relevant notes, then answers)
     streams: int = 4  # how many streams
     seed: int = 0  # which streams (synthetic: the generator seed)
     tasks: int | None = None  # synthetic: tasks per stream (default: the suite's)
@@ -181,7 +182,7 @@ def evaluate(config: EvalConfig, lm_config: LMConfig, out: str | Path, *,
     """Run the evaluation into ``out`` (resuming what a previous run there finished)."""
     out = Path(out)
     suite = make_eval_suite(config)
-    agent = resolve_agent(config.agent, config.writer, config.buffer_share)
+    agent = resolve_agent(config.agent, config.writer, config.buffer_share, config.actor)
     budget = window_chars(lm_config) if agent.fills_window else config.budget or suite.notes_budget
     streams = suite.streams(config.streams, seed=config.seed)
     run_config = claim_run_dir(out, {"eval": config, "lm": lm_config, "budget": budget,

@@ -40,8 +40,9 @@ class OptimizeConfig:
     #   are cut from the file's streams; train, val and test take disjoint streams, in file order)
     data: str | None = None  # jsonl, locomo: the data file
     agent: str = "seed"  # the starting program: seed | PATH.json
-    writer: str = "ops"  # the seed agent's writer: ops | notes | mem0
+    writer: str = "ops"  # the seed agent's writer: ops | facts | notes | mem0
     buffer_share: float = 0.0  # seed agent: share of the budget kept as a recency buffer of raw observations
+    actor: str = "plain"  # the seed agent's actor: plain | filter
     budget: str = "light"  # GEPA budget: light | medium | heavy | a number of metric calls
     train: int = 6  # training streams (GEPA examples)
     val: int = 4  # validation streams (Pareto tracking)
@@ -160,6 +161,7 @@ def _compare(config: OptimizeConfig, lm_config: LMConfig, out: Path, lm) -> dict
         "seed": config.train + config.val, "data": config.data}
     entries = [Entry(label, EvalConfig(suite=config.suite, agent=agent, writer=config.writer,
                                        buffer_share=config.buffer_share if agent == config.agent else 0.0,
+                                       actor=config.actor,
                                        streams=config.test, budget=config.notes_budget,
                                        threads=config.threads, **held_out), lm_config, lm)
                for label, agent in (("seed", config.agent), ("optimized", str(out / "program.json")))]
@@ -215,7 +217,7 @@ def optimize(config: OptimizeConfig, lm_config: LMConfig, reflection: LMConfig, 
     claim_run_dir(out, {"optimize": config, "lm": lm_config, "reflection_lm": reflection, "notes_budget": budget})
     write_json(out / "split.json", split)
     trainset, valset = _examples(train), _examples(val)
-    program = StreamProgram(resolve_agent(config.agent, config.writer, config.buffer_share), suite, budget,
+    program = StreamProgram(resolve_agent(config.agent, config.writer, config.buffer_share, config.actor), suite, budget,
                             act=config.objective != "recall")
     threads = 1 if is_local(lm_config.spec) else config.threads
     gepa = dspy.GEPA(reflection_lm=reflection_lm, log_dir=str(out / "gepa"), track_stats=True,
