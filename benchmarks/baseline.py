@@ -29,7 +29,8 @@ CONDITIONS = "no-memory,append-raw,seed:notes,seed:ops"
 
 def parse_condition(text: str) -> tuple[str, str, float]:
     """``agent[:writer[:buffer share]]`` -> (agent, writer, share); the writer defaults to ops."""
-    agent, writer, share = (text.split(":") + ["ops", "0"])[:3]
+    parts = text.split(":")
+    agent, writer, share = parts + ["ops", "0"][len(parts) - 1:]
     return agent, writer, float(share)
 
 
