@@ -3,10 +3,11 @@ per subject (``subject: attribute = value; attribute = value``), upserted by (su
 attribute), so a changed value replaces the stale one in place and the subject's note is the
 unit that retrieval returns. Rendering per subject keeps many facts in a small budget.
 
-The model's judgment is which subjects and attributes are worth keeping; the structure (the
-typed output and the upsert) is code, so a write cannot drop or duplicate a fact by mistake.
-Past the budget, the least recently written subjects not touched by this write are deleted
-first. Notes of any other shape (e.g. a hybrid buffer's) are left alone.
+The model's judgment is which subjects and attributes are worth keeping (and how important
+each is, 1-5); the structure (the typed output and the upsert) is code, so a write cannot drop
+or duplicate a fact by mistake. Restating a fact confirms its subject's note. Past the budget,
+the least recently written subjects not touched by this write are deleted first. Notes of any
+other shape (e.g. a hybrid buffer's) are left alone.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ import dspy
 import pydantic
 from pydantic_core import to_jsonable_python
 
-from promptmem.memory import Note, Op, notes_size, render_notes
-from promptmem.programs.typed_ops import predict_items
+from promptmem.memory import DEFAULT_IMPORTANCE, Note, Op, notes_size, render_notes
+from promptmem.programs.typed_ops import IMPORTANCE, Importance, predict_items
 from promptmem.programs.writers import Write, WriterInputs, budget_line, task_inputs
 
 _NOTE = re.compile(r"^(?P<subject>[^:;=\n]+): (?P<pairs>[^=\n]+ = [^\n]*)$")
@@ -31,6 +32,7 @@ class KeyFact(pydantic.BaseModel):
     subject: str = pydantic.Field(description="what the fact is about (a service, a person, a place…)")
     attribute: str = pydantic.Field(description="which property of the subject (e.g. port, owner)")
     value: str = pydantic.Field(description="its current value, as stated")
+    importance: Importance = pydantic.Field(default=DEFAULT_IMPORTANCE, description=IMPORTANCE)
 
 
 KeyFacts = pydantic.TypeAdapter(list[KeyFact])
@@ -66,33 +68,36 @@ def fact_note(subject: str, attributes: dict[str, str]) -> str:
 
 
 def upsert_ops(notes: Sequence[Note], facts: Sequence[KeyFact], budget: int) -> list[Op]:
-    """Ops that upsert ``facts`` into the per-subject notes (see the module docstring)."""
+    """Ops that upsert ``facts`` into the per-subject notes (see the module docstring): an
+    UPDATE per changed subject, an ADD per new one, and an UPDATE to the same text (a
+    confirmation) per subject restated unchanged; a subject note's importance is the highest
+    its facts were rated in this write."""
     table: dict[str, tuple[str | None, str, dict[str, str]]] = {}  # key -> (note id, subject, attrs)
     for note in notes:
         parsed = parse_fact_note(note.text)
         if parsed:
             table[parsed[0].casefold()] = (note.id, parsed[0], parsed[1])
-    touched: dict[str, None] = {}
+    touched: dict[str, int] = {}  # subject key -> importance
     for fact in facts:
         subject, attribute, value = _clean(fact.subject), _clean(fact.attribute).lower(), _clean(fact.value)
         if not (subject and attribute and value):
             continue
         note_id, shown, attributes = table.get(subject.casefold(), (None, subject, {}))
-        if attributes.get(attribute) != value:
-            table[subject.casefold()] = (note_id, shown, {**attributes, attribute: value})
-            touched[subject.casefold()] = None
+        table[subject.casefold()] = (note_id, shown, {**attributes, attribute: value})
+        touched[subject.casefold()] = max(touched.get(subject.casefold(), 1), fact.importance)
     texts = {key: fact_note(*table[key][1:]) for key in touched}
     current = {note.id: note.text for note in notes}
     size = notes_size(notes) + sum(len(texts[k]) - len(current.get(table[k][0], "")) for k in touched)
     evict = []
-    for note in notes:  # oldest first
+    for note in notes:  # least recently written first
         key = (parse_fact_note(note.text) or ("",))[0].casefold()
         if size <= budget:
             break
         if key and key not in touched:
             evict.append(Op("DELETE", note_id=note.id))
             size -= len(note.text)
-    writes = [Op("UPDATE", texts[k], table[k][0]) if table[k][0] else Op("ADD", texts[k]) for k in touched]
+    writes = [Op("UPDATE", texts[k], table[k][0], importance) if table[k][0] else Op("ADD", texts[k], None, importance)
+              for k, importance in touched.items()]
     return evict + writes or [Op("NOOP")]
 
 

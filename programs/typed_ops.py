@@ -16,8 +16,12 @@ import json_repair
 import pydantic
 from dspy.utils.exceptions import AdapterParseError
 
-from promptmem.memory import Op
+from promptmem.memory import DEFAULT_IMPORTANCE, Op
 from promptmem.programs.ops_format import normalize_id, parse_ops
+
+
+Importance = Literal[1, 2, 3, 4, 5]
+IMPORTANCE = "how much the note will matter for later questions: 1 (little) to 5 (a lot)"
 
 
 class MemoryOp(pydantic.BaseModel):
@@ -27,6 +31,7 @@ class MemoryOp(pydantic.BaseModel):
     action: Literal["ADD", "UPDATE", "DELETE", "NOOP"]
     note_id: str = pydantic.Field(description='id of an existing note for UPDATE/DELETE, else ""')
     text: str = pydantic.Field(description='the note text for ADD/UPDATE, else ""')
+    importance: Importance = pydantic.Field(default=DEFAULT_IMPORTANCE, description=IMPORTANCE)
 
 
 MemoryOpList = pydantic.TypeAdapter(list[MemoryOp])
@@ -43,7 +48,8 @@ def to_ops(value: object) -> tuple[list[Op], list[str]]:
     except pydantic.ValidationError as err:
         return [], [f"ops do not match the MemoryOp type: {str(err).splitlines()[0][:200]}"]
     ops = [Op(item.action, item.text.strip() if item.action in ("ADD", "UPDATE") else "",
-              normalize_id(item.note_id) if item.action in ("UPDATE", "DELETE") else None)
+              normalize_id(item.note_id) if item.action in ("UPDATE", "DELETE") else None,
+              item.importance if item.action in ("ADD", "UPDATE") else None)
            for item in items]
     return ops or [Op("NOOP")], []
 

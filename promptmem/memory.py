@@ -12,23 +12,51 @@ from functools import lru_cache
 from typing import Callable, Literal, Protocol, Sequence, runtime_checkable
 
 OpKind = Literal["ADD", "UPDATE", "DELETE", "NOOP"]
+DEFAULT_IMPORTANCE = 3
 OP_KINDS: tuple[str, ...] = ("ADD", "UPDATE", "DELETE", "NOOP")
 
 
 @dataclass(frozen=True)
 class Note:
+    """A note and when it was made: ``written`` labels the task where its text last changed
+    (a task position or a session date), ``confirmed`` is the position of its last write or
+    confirmation (an UPDATE to the same text), ``importance`` 1-5 as the writer rated it.
+    Notes compare by id and text only."""
+
     id: str
     text: str
+    written: str = field(default="", compare=False)
+    confirmed: int = field(default=0, compare=False)
+    importance: int = field(default=DEFAULT_IMPORTANCE, compare=False)
 
 
 @dataclass(frozen=True)
 class Op:
-    """One memory edit. ADD needs ``text``; UPDATE needs ``note_id`` and ``text``;
-    DELETE needs ``note_id``; NOOP needs nothing."""
+    """One memory edit. ADD needs ``text``; UPDATE needs ``note_id`` and ``text`` (the same
+    text confirms the note); DELETE needs ``note_id``; NOOP needs nothing. ``importance``
+    (1-5) rates an ADD or UPDATE; None keeps the note's (or the default)."""
 
     kind: OpKind
     text: str = ""
     note_id: str | None = None
+    importance: int | None = None
+
+
+@dataclass(frozen=True)
+class When:
+    """When ops are applied: the task's position in its stream and its label for the actor."""
+
+    position: int = 0
+    label: str = ""
+
+
+def written_note(op: Op, note_id: str, old: Note | None, when: When) -> Note:
+    """The note an applied ADD or UPDATE leaves: same text keeps ``written`` (a confirmation)."""
+    text = op.text.strip()
+    importance = min(5, max(1, op.importance)) if op.importance is not None else (
+        old.importance if old else DEFAULT_IMPORTANCE)
+    written = old.written if old is not None and old.text == text else when.label
+    return Note(note_id, text, written, when.position, importance)
 
 
 @dataclass(frozen=True)
@@ -41,7 +69,8 @@ class OpResult:
     note_id: str | None = None
 
     def to_json(self) -> dict:
-        return {**asdict(self.op), "applied": self.applied, "reason": self.reason,
+        op = {k: v for k, v in asdict(self.op).items() if k != "importance" or v is not None}
+        return {**op, "applied": self.applied, "reason": self.reason,
                 "result_id": self.note_id}
 
 
@@ -60,8 +89,9 @@ class Memory(Protocol):
 
     ``notes`` lists the notes least recently written first (an UPDATE moves a note to the
     end). ``apply`` applies ops in order and returns one result per op; a rejected op changes
-    nothing. ``render`` formats the notes for a prompt (``query`` lets a retrieving store
-    choose what to show). ``trace`` is the JSON-serializable list of every op result so far.
+    nothing; ``when`` dates the notes it writes. ``render`` formats the notes for a prompt
+    (``query`` lets a retrieving store choose what to show; with ``show_time`` each note says
+    when it was written). ``trace`` is the JSON-serializable list of every op result so far.
     """
 
     budget: int
@@ -69,7 +99,7 @@ class Memory(Protocol):
 
     def notes(self) -> list[Note]: ...
 
-    def apply(self, ops: Sequence[Op], *, step: str = "") -> list[OpResult]: ...
+    def apply(self, ops: Sequence[Op], *, step: str = "", when: When = When()) -> list[OpResult]: ...
 
     def render(self, query: str | None = None) -> str: ...
 
@@ -83,14 +113,16 @@ NO_MATCH = "(no notes match this question)"
 _WORD = re.compile(r"\w+")
 
 
-def render_notes(notes: Sequence[Note]) -> str:
+def render_notes(notes: Sequence[Note], times: bool = False) -> str:
     """``[id] text`` one per line, or a placeholder when there are none."""
-    return format_notes(notes) or EMPTY_NOTES
+    return format_notes(notes, times) or EMPTY_NOTES
 
 
-def format_notes(notes: Sequence[Note]) -> str:
-    """``[id] text`` one per line ("" for none)."""
-    return "\n".join(f"[{note.id}] {note.text}" for note in notes)
+def format_notes(notes: Sequence[Note], times: bool = False) -> str:
+    """``[id] text`` one per line ("" for none); with ``times``, ``[id] (label) text`` for
+    notes that know when they were written."""
+    return "\n".join(f"[{note.id}] " + (f"({note.written}) " if times and note.written else "") + note.text
+                     for note in notes)
 
 
 Retriever = Callable[[str, Sequence[Note], int], list[Note]]  # (query, notes, k) -> top-k notes
@@ -101,13 +133,17 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(_WORD.findall(text.lower()))
 
 
+def word_overlap(text: str, notes: Sequence[Note]) -> list[float]:
+    """Each note's Jaccard overlap with ``text``'s words (0 when none is shared)."""
+    words = _words(text)
+    return [len(words & w) / len(words | w) if words & (w := _words(note.text)) else 0.0 for note in notes]
+
+
 def similar_notes(text: str, notes: Sequence[Note], k: int) -> list[Note]:
     """The k notes sharing the most words with ``text`` (Jaccard overlap), best first;
     notes sharing no word are never returned."""
-    words = _words(text)
-    scored = [(len(words & w) / len(words | w), i, note)
-              for i, note in enumerate(notes) if words & (w := _words(note.text))]
-    return [note for _, _, note in sorted(scored, key=lambda s: (-s[0], s[1]))[:k]]
+    scored = [(score, i) for i, score in enumerate(word_overlap(text, notes)) if score > 0]
+    return [notes[i] for _, i in sorted(scored, key=lambda s: (-s[0], s[1]))[:k]]
 
 
 def notes_size(notes: Sequence[Note]) -> int:
@@ -152,11 +188,12 @@ def check_op(op: Op, notes: NotesView, budget: int) -> str:
 class InMemoryStore:
     """Process-local memory, the default for evaluation and optimization loops.
     With ``top_k``, ``render(query)`` shows the ``retriever``'s top-k notes for the query
-    (default: the notes sharing most words with it)."""
+    (default: the notes sharing most words with it); with ``show_time``, when each was written."""
 
     budget: int = 600
     top_k: int | None = None  # with a query, render only the top-k most similar notes
     retriever: Retriever = similar_notes
+    show_time: bool = False
     _notes: dict[str, Note] = field(default_factory=dict)
     _next_id: int = 1
     trace: list[dict] = field(default_factory=list)
@@ -178,26 +215,27 @@ class InMemoryStore:
 
     def render(self, query: str | None = None) -> str:
         if self.top_k is None or not query or not self._notes:
-            return render_notes(self.notes())
-        return format_notes(self.retriever(query, self.notes(), self.top_k)) or NO_MATCH
+            return render_notes(self.notes(), self.show_time)
+        return format_notes(self.retriever(query, self.notes(), self.top_k), self.show_time) or NO_MATCH
 
-    def apply(self, ops: Sequence[Op], *, step: str = "") -> list[OpResult]:
-        results = [self._apply_one(op) for op in ops]
+    def apply(self, ops: Sequence[Op], *, step: str = "", when: When = When()) -> list[OpResult]:
+        results = [self._apply_one(op, when) for op in ops]
         self.trace.extend({"step": step, **result.to_json()} for result in results)
         return results
 
-    def _apply_one(self, op: Op) -> OpResult:
+    def _apply_one(self, op: Op, when: When) -> OpResult:
         reason = check_op(op, self, self.budget)
         if reason:
             return OpResult(op, False, reason)
         if op.kind == "NOOP":
             return OpResult(op, True)
+        old = self._notes.get(op.note_id) if op.kind == "UPDATE" else None
         if op.kind in ("UPDATE", "DELETE"):
             self._drop(op.note_id)
         if op.kind == "DELETE":
             return OpResult(op, True, note_id=op.note_id)
         note_id = op.note_id if op.kind == "UPDATE" else self._new_id()
-        self._put(Note(note_id, op.text.strip()))
+        self._put(written_note(op, note_id, old, when))
         return OpResult(op, True, note_id=note_id)
 
     def _put(self, note: Note) -> None:

@@ -9,7 +9,7 @@ from typing import Any, Callable
 import dspy
 from dspy.utils.usage_tracker import track_usage
 
-from promptmem.memory import EMPTY_NOTES, InMemoryStore, Memory
+from promptmem.memory import EMPTY_NOTES, InMemoryStore, Memory, When
 from promptmem.programs.writers import Write
 from promptmem.recall import notes_recall
 from promptmem.tasks import Stream, Suite, Task
@@ -79,6 +79,12 @@ def _usage(tracker) -> dict[str, int]:
                                         for entry in entries)}
 
 
+def when_of(task: Task, position: int) -> When:
+    """When a task happens: its position, labelled by the suite's ``meta["time"]`` (e.g. a
+    LoCoMo session date) or else as ``task N``."""
+    return When(position, str(task.meta.get("time") or f"task {position}"))
+
+
 def run_task(agent, task: Task, position: int, suite: Suite, memory: Memory, act: bool = True) -> TaskRecord:
     """One step. LM failures are recorded, never raised: the stream goes on. With
     ``act=False`` the actor is not called (a writer-only run: notes recall, no score)."""
@@ -102,7 +108,7 @@ def run_task(agent, task: Task, position: int, suite: Suite, memory: Memory, act
                 write = agent.writer(memory.notes(), task, answer, outcome, memory.budget)
             except Exception as err:  # noqa: BLE001
                 write = Write(error=f"writer failed: {_describe(err)}")
-    results = memory.apply(write.ops, step=task.id)
+    results = memory.apply(write.ops, step=task.id, when=when_of(task, position))
     usage = _usage(tracker)
     notes = memory.notes()
     return TaskRecord(

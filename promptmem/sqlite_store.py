@@ -18,8 +18,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Sequence
 
-from promptmem.memory import (EMPTY_NOTES, NO_MATCH, Note, Op, OpResult, Retriever, Snapshot,
-                              check_op, format_notes, render_notes)
+from promptmem.memory import (DEFAULT_IMPORTANCE, EMPTY_NOTES, NO_MATCH, Note, Op, OpResult, Retriever,
+                              Snapshot, When, check_op, format_notes, render_notes, written_note)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS notes (id TEXT PRIMARY KEY, text TEXT NOT NULL,
@@ -32,6 +32,10 @@ CREATE TABLE IF NOT EXISTS history (seq INTEGER PRIMARY KEY AUTOINCREMENT, at RE
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 _WORD = re.compile(r"\w+")
+# when each note was written (added to files made before they existed)
+NOTE_TIME_COLUMNS = {"written": "TEXT NOT NULL DEFAULT ''", "confirmed": "INTEGER NOT NULL DEFAULT 0",
+                     "importance": f"INTEGER NOT NULL DEFAULT {DEFAULT_IMPORTANCE}"}
+NOTE_COLUMNS = "id, text, written, confirmed, importance"
 
 
 class SQLiteStore:
@@ -42,13 +46,18 @@ class SQLiteStore:
     """
 
     def __init__(self, path: str | Path, budget: int = 800, top_k: int | None = None,
-                 who: str = "writer", retriever: Retriever | None = None):
+                 who: str = "writer", retriever: Retriever | None = None, show_time: bool = False):
         self.path, self.top_k, self.who, self.retriever = Path(path), top_k, who, retriever
+        self.show_time = show_time
         self._lock = threading.RLock()
         self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=NORMAL")
         self.conn.executescript(SCHEMA)
+        present = {row[1] for row in self.conn.execute("PRAGMA table_info(notes)")}
+        for column, kind in NOTE_TIME_COLUMNS.items():
+            if column not in present:
+                self.conn.execute(f"ALTER TABLE notes ADD COLUMN {column} {kind}")
         self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('next_id', '1')")
         self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('chars', '0')")
         self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('budget', ?)", (str(budget),))
@@ -68,15 +77,15 @@ class SQLiteStore:
 
     # -- the memory protocol ------------------------------------------------------------
     def notes(self) -> list[Note]:
-        return [Note(*row) for row in self.conn.execute("SELECT id, text FROM notes ORDER BY updated, rowid")]
+        return [Note(*row) for row in self.conn.execute(f"SELECT {NOTE_COLUMNS} FROM notes ORDER BY updated, rowid")]
 
     def render(self, query: str | None = None) -> str:
         if self.top_k is None or not query:
-            return render_notes(self.notes())
+            return render_notes(self.notes(), self.show_time)
         if self.conn.execute("SELECT 1 FROM notes LIMIT 1").fetchone() is None:
             return EMPTY_NOTES
         found = self.retriever(query, self.notes(), self.top_k) if self.retriever else self.search(query, self.top_k)
-        return format_notes(found) or NO_MATCH
+        return format_notes(found, self.show_time) or NO_MATCH
 
     def search(self, query: str, k: int) -> list[Note]:
         """The k notes best matching ``query`` (BM25 over the query's words, OR-ed)."""
@@ -85,25 +94,36 @@ class SQLiteStore:
             return []
         match = " OR ".join(f'"{w}"' for w in sorted(words))
         rows = self.conn.execute(
-            "SELECT notes.id, notes.text FROM notes_fts JOIN notes ON notes.rowid = notes_fts.rowid "
+            "SELECT notes.id, notes.text, written, confirmed, importance FROM notes_fts "
+            "JOIN notes ON notes.rowid = notes_fts.rowid "
             "WHERE notes_fts MATCH ? ORDER BY bm25(notes_fts) LIMIT ?", (match, k))
         return [Note(*row) for row in rows]
 
-    def apply(self, ops: Sequence[Op], *, step: str = "") -> list[OpResult]:
+    def apply(self, ops: Sequence[Op], *, step: str = "", when: When = When()) -> list[OpResult]:
         with self._transaction():
-            return [self._apply_one(op, step) for op in ops]
+            return [self._apply_one(op, step, when) for op in ops]
 
-    def _apply_one(self, op: Op, step: str) -> OpResult:
+    def _note(self, note_id: str | None) -> Note | None:
+        row = self.conn.execute(f"SELECT {NOTE_COLUMNS} FROM notes WHERE id = ?", (note_id,)).fetchone()
+        return Note(*row) if row else None
+
+    def _apply_one(self, op: Op, step: str, when: When) -> OpResult:
         reason = check_op(op, self, self.budget)
-        old = self.text_of(op.note_id) if op.kind in ("UPDATE", "DELETE") else None
+        old_note = self._note(op.note_id) if op.kind in ("UPDATE", "DELETE") else None
+        old = old_note.text if old_note else None
         note_id, text, now = op.note_id, op.text.strip(), time.time()
         if not reason and op.kind == "ADD":
-            note_id = self._new_id()
-            rowid = self.conn.execute("INSERT INTO notes VALUES (?, ?, ?, ?)",
-                                      (note_id, text, now, now)).lastrowid
+            note = written_note(op, self._new_id(), None, when)
+            note_id = note.id
+            rowid = self.conn.execute("INSERT INTO notes (id, text, created, updated, written, confirmed, "
+                                      "importance) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                      (note_id, text, now, now, note.written, note.confirmed,
+                                       note.importance)).lastrowid
             self.conn.execute("INSERT INTO notes_fts (rowid, text) VALUES (?, ?)", (rowid, text))
         elif not reason and op.kind == "UPDATE":
-            self.conn.execute("UPDATE notes SET text = ?, updated = ? WHERE id = ?", (text, now, note_id))
+            note = written_note(op, note_id, old_note, when)
+            self.conn.execute("UPDATE notes SET text = ?, updated = ?, written = ?, confirmed = ?, importance = ? "
+                              "WHERE id = ?", (text, now, note.written, note.confirmed, note.importance, note_id))
             self.conn.execute("UPDATE notes_fts SET text = ? WHERE rowid = "
                               "(SELECT rowid FROM notes WHERE id = ?)", (text, note_id))
         elif not reason and op.kind == "DELETE":
@@ -201,8 +221,9 @@ class SQLiteStore:
         now = time.time()
         self.conn.execute("DELETE FROM notes")
         self.conn.execute("DELETE FROM notes_fts")
-        self.conn.executemany("INSERT INTO notes VALUES (?, ?, ?, ?)",
-                              [(n.id, n.text, now, now) for n in notes])
+        self.conn.executemany("INSERT INTO notes (id, text, created, updated, written, confirmed, importance) "
+                              "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                              [(n.id, n.text, now, now, n.written, n.confirmed, n.importance) for n in notes])
         self.conn.execute("INSERT INTO notes_fts (rowid, text) SELECT rowid, text FROM notes")
         self._set_meta("next_id", next_id)
         self._set_meta("chars", sum(len(n.text) for n in notes))

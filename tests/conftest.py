@@ -17,7 +17,8 @@ def typed_ops(text: str) -> list[dict]:
     """The typed ``operations`` output for ops written one per line (``ADD x`` / ``DELETE n1``)."""
     from promptmem.programs.ops_format import parse_ops
 
-    return [{"action": op.kind, "note_id": op.note_id or "", "text": op.text} for op in parse_ops(text).ops]
+    return [{"action": op.kind, "note_id": op.note_id or "", "text": op.text, "importance": 3}
+            for op in parse_ops(text).ops]
 
 
 def scripted_lm(answer: str, writer_output: dict, adapter=None) -> DummyLM:

@@ -5,7 +5,7 @@ import pytest
 from conftest import scripted_lm
 
 from promptmem.grammar import NoteIdsAdapter
-from promptmem.memory import InMemoryStore, Note, Op
+from promptmem.memory import InMemoryStore, Note, Op, When
 from promptmem.programs import build_agent
 from promptmem.programs.facts import FactsWriter, KeyFact, parse_fact_note, upsert_ops
 from promptmem.sqlite_store import SQLiteStore
@@ -37,16 +37,18 @@ def fixed_text_lm(text):
     return dspy.LM("fixed/text", engine=FixedText(text), cache=False)
 
 
-def fact(subject, attribute, value):
-    return KeyFact(subject=subject, attribute=attribute, value=value)
+def fact(subject, attribute, value, importance=3):
+    return KeyFact(subject=subject, attribute=attribute, value=value, importance=importance)
 
 
 def test_a_changed_value_replaces_the_stale_one_in_its_subjects_note():
     notes = [Note("n1", "payments-worker: owner = Priya; port = 8080"), Note("n2", "a raw note")]
     ops = upsert_ops(notes, [fact("Payments-Worker", "Owner", "Kwame"), fact("geo-cache", "region", "us-east-2")], 800)
-    assert ops == [Op("UPDATE", "payments-worker: owner = Kwame; port = 8080", "n1"),
-                   Op("ADD", "geo-cache: region = us-east-2")]
-    assert upsert_ops(notes, [fact("payments-worker", "port", "8080")], 800) == [Op("NOOP")]
+    assert ops == [Op("UPDATE", "payments-worker: owner = Kwame; port = 8080", "n1", 3),
+                   Op("ADD", "geo-cache: region = us-east-2", None, 3)]
+    restated = upsert_ops(notes, [fact("payments-worker", "port", "8080", 5)], 800)
+    assert restated == [Op("UPDATE", notes[0].text, "n1", 5)]  # a confirmation, rated
+    assert upsert_ops(notes, [], 800) == [Op("NOOP")]
 
 
 def test_separators_in_model_text_cannot_break_a_note():
@@ -57,7 +59,7 @@ def test_separators_in_model_text_cannot_break_a_note():
 def test_past_the_budget_the_least_recently_written_subjects_go_first():
     notes = [Note("n1", "old: a = 1"), Note("n2", "mid: a = 2"), Note("n3", "raw observation text")]
     ops = upsert_ops(notes, [fact("new", "port", "8080"), fact("mid", "a", "3")], budget=46)
-    assert ops == [Op("DELETE", note_id="n1"), Op("ADD", "new: port = 8080"), Op("UPDATE", "mid: a = 3", "n2")]
+    assert ops == [Op("DELETE", note_id="n1"), Op("ADD", "new: port = 8080", None, 3), Op("UPDATE", "mid: a = 3", "n2", 3)]
     store = InMemoryStore(46)
     store.apply([Op("ADD", n.text) for n in notes])
     assert all(r.applied for r in store.apply(ops))
@@ -68,16 +70,19 @@ def test_past_the_budget_the_least_recently_written_subjects_go_first():
 def test_facts_writer_upserts_on_both_stores_and_history_keeps_the_old_value(tmp_path, make_store):
     store = make_store(tmp_path)
     agent = build_agent("seed", "facts")
-    for owner in ("Priya", "Kwame"):
+    for position, owner in ((1, "Priya"), (2, "Kwame")):
         lm = scripted_lm("x", {"facts": [{"subject": "payments-worker", "attribute": "owner", "value": owner},
                                          {"subject": "Lena", "attribute": "drink", "value": "espresso"}]},
                          NoteIdsAdapter())
         with dspy.context(lm=lm, adapter=NoteIdsAdapter()):
-            store.apply(agent.writer(store.notes(), TASK, None, None, store.budget).ops, step=owner)
-    assert [n.text for n in store.notes()] == ["Lena: drink = espresso", "payments-worker: owner = Kwame"]
+            store.apply(agent.writer(store.notes(), TASK, None, None, store.budget).ops, step=owner,
+                        when=When(position, f"task {position}"))
+    assert [n.text for n in store.notes()] == ["payments-worker: owner = Kwame", "Lena: drink = espresso"]
+    assert [(n.written, n.confirmed) for n in store.notes()] == [("task 2", 2), ("task 1", 2)]  # Lena confirmed
     assert "Kwame" in store.render("Who owns payments-worker?")
     if isinstance(store, SQLiteStore):
-        (old, new), = store.conn.execute("SELECT old_text, new_text FROM history WHERE kind = 'UPDATE'")
+        (old, new), = store.conn.execute("SELECT old_text, new_text FROM history WHERE kind = 'UPDATE' "
+                                         "AND old_text != new_text")
         assert (old, new) == ("payments-worker: owner = Priya", "payments-worker: owner = Kwame")
 
 
@@ -92,5 +97,5 @@ def test_an_output_cut_at_the_token_limit_keeps_its_complete_facts():
           '{"subject": "billing-api", "attribute": "port", "value": "80'
     with dspy.context(lm=fixed_text_lm(cut), adapter=NoteIdsAdapter()):
         write = build_agent("seed", "facts").writer([], TASK, None, None, 800)
-    assert write.ops == [Op("ADD", "geo-cache: region = us-east-2")]
+    assert write.ops == [Op("ADD", "geo-cache: region = us-east-2", None, 3)]
     assert "kept 1 readable item" in write.error

@@ -26,7 +26,7 @@ def test_ops_writer_reads_typed_ops_and_never_parses_note_text(adapter):
                      adapter)
     with dspy.context(lm=lm, adapter=adapter):
         write = agent.writer([Note("n1", "old")], TASK, "8123", Outcome(1.0, "Correct."), 100)
-    assert write.ops == [Op("ADD", injected), Op("DELETE", note_id="n1"), Op("NOOP")]
+    assert write.ops == [Op("ADD", injected, importance=3), Op("DELETE", note_id="n1"), Op("NOOP")]
     assert write.error == "" and '"action": "ADD"' in write.raw
 
 
@@ -77,7 +77,7 @@ def test_run_stream_records_everything_and_survives_bad_writes(synthetic_suite):
     assert first_question.score == 0.0 and "correct answer was" in first_question.feedback
     assert records[0].ops[0]["applied"] and records[0].ops[1]["reason"] == "unknown note id 'n9'"
     assert records[1].ops[0]["reason"] == "duplicate of note n1"
-    assert result.final_notes == [{"id": "n1", "text": "a fact"}]
+    assert result.final_notes == [{"id": "n1", "text": "a fact", "written": "task 0", "confirmed": 0, "importance": 3}]
     assert first_question.calls == 2 and records[0].calls == 1
     assert [t["step"] for t in result.trace][:3] == ["t00", "t00", "t01"]
 

@@ -40,7 +40,7 @@ def _turn_text(turn: Any, where: str) -> str:
     return f"{turn['speaker']}: {turn['text']}{photo}"
 
 
-def _sessions(conv: Any, where: str) -> list[tuple[int, str]]:
+def _sessions(conv: Any, where: str) -> list[tuple[int, str, str]]:
     if not isinstance(conv, dict):
         _fail(f"{where}.conversation", "missing or not an object")
     numbers = sorted(int(m.group(1)) for key in conv if (m := _SESSION.match(key)))
@@ -52,7 +52,7 @@ def _sessions(conv: Any, where: str) -> list[tuple[int, str]]:
         if not isinstance(turns, list):
             _fail(f"{where}.conversation.session_{n}", "must be a list of turns")
         lines = [_turn_text(t, f"{where}.conversation.session_{n}[{i}]") for i, t in enumerate(turns)]
-        sessions.append((n, f"Session {n} ({date}):\n" + "\n".join(lines)))
+        sessions.append((n, date, f"Session {n} ({date}):\n" + "\n".join(lines)))
     return sessions
 
 
@@ -106,8 +106,9 @@ def conversation_stream(raw: Any, index: int, questions_at_end: bool = False,
     last = sessions[-1][0]
     placed = evenly_spaced([_qa_task(qa, i, where, last) for i, qa in enumerate(raw["qa"])], questions)
     tasks = []
-    for n, text in sessions:
-        tasks.append(Task(id=session_id(n), observation=text, question=None, meta={"session": n}))
+    for n, date, text in sessions:
+        meta = {"session": n, "time": date} if date else {"session": n}
+        tasks.append(Task(id=session_id(n), observation=text, question=None, meta=meta))
         if not questions_at_end:
             tasks += [task for session, task in placed if session == n]
     if questions_at_end:
