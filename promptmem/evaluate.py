@@ -19,10 +19,11 @@ import dspy
 from promptmem.embedding import EmbeddingRetriever
 from promptmem.files import write_json
 from promptmem.lm import LMConfig, adapter_for, is_local, make_lm, window_chars
-from promptmem.memory import InMemoryStore, Memory
+from promptmem.memory import InMemoryStore, Memory, word_overlap
 from promptmem.metrics import Report, build_report
 from promptmem.programs.agent import MemoryAgent, build_agent, resolve_agent
 from promptmem.progress import task_bar
+from promptmem.ranking import RankedRetriever, RankWeights
 from promptmem.report_files import write_report
 from promptmem.runner import StreamResult, run_stream
 from promptmem.sqlite_store import SQLiteStore
@@ -51,6 +52,9 @@ class EvalConfig:
     top_k: int | None = None  # the actor sees only the top-k notes matching the question
     retriever: str = "lexical"  # how top-k is chosen: lexical (sqlite: FTS5/BM25; memory: word
     #   overlap) | embedding (all-MiniLM-L6-v2 cosine; the `embed` extra)
+    rank: str = ""  # top-k by weighted relevance, recency and importance, e.g.
+    #   "relevance=1,recency=0.5,importance=0.3,half_life=8" (relevance: word overlap or embeddings)
+    show_time: bool = False  # the actor sees when each note was written
     baseline: bool = True  # also run no-memory on the same streams, for memory gain
 
 
@@ -124,16 +128,20 @@ def memory_factory(config: EvalConfig, budget: int, out: Path) -> Callable[[str,
         raise ValueError(f"unknown store {config.store!r}; known: memory, sqlite")
     if config.retriever not in ("lexical", "embedding"):
         raise ValueError(f"unknown retriever {config.retriever!r}; known: lexical, embedding")
-    embedding = EmbeddingRetriever() if config.retriever == "embedding" else None
+    retriever = EmbeddingRetriever() if config.retriever == "embedding" else None
+    if config.rank:
+        retriever = RankedRetriever(RankWeights.parse(config.rank), retriever.scores if retriever else word_overlap)
 
     def make(label: str, stream_id: str) -> Memory:
         if config.store == "memory":
-            return InMemoryStore(budget, top_k=config.top_k, **({"retriever": embedding} if embedding else {}))
+            return InMemoryStore(budget, top_k=config.top_k, show_time=config.show_time,
+                                 **({"retriever": retriever} if retriever else {}))
         path = out / "memory" / label / f"{stream_id}.db"
         path.parent.mkdir(parents=True, exist_ok=True)
         for stale in path.parent.glob(f"{stream_id}.db*"):
             stale.unlink()
-        return SQLiteStore(path, budget=budget, top_k=config.top_k, who=label, retriever=embedding)
+        return SQLiteStore(path, budget=budget, top_k=config.top_k, who=label, retriever=retriever,
+                           show_time=config.show_time)
 
     return make
 
