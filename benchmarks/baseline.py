@@ -1,6 +1,6 @@
 """Baselines and writers on held-out synthetic streams with the embedded models.
 
-Each condition (``agent[:writer[:buffer share]]``) runs on the same streams, per model, as a
+Each condition (``agent[:writer[:buffer share[:actor]]]``) runs on the same streams, per model, as a
 resumable `evaluate` run under --runs; the table goes to --out (JSON) and stdout (Markdown,
 for the README).
 
@@ -27,33 +27,35 @@ from promptmem.suites import SyntheticConfig
 CONDITIONS = "no-memory,append-raw,seed:notes,seed:ops"
 
 
-def parse_condition(text: str) -> tuple[str, str, float]:
-    """``agent[:writer[:buffer share]]`` -> (agent, writer, share); the writer defaults to ops."""
+def parse_condition(text: str) -> tuple[str, str, float, str]:
+    """``agent[:writer[:buffer share[:actor]]]`` -> (agent, writer, share, actor); defaults:
+    the ops writer, no buffer, the plain actor."""
     parts = text.split(":")
-    agent, writer, share = parts + ["ops", "0"][len(parts) - 1:]
-    return agent, writer, float(share)
+    agent, writer, share, actor = parts + ["ops", "0", "plain"][len(parts) - 1:]
+    return agent, writer, float(share), actor
 
 
-def label(agent: str, writer: str, share: float) -> str:
-    if agent != "seed":
-        return agent
-    return f"hybrid ({writer} writer, {share:.0%} buffer)" if share else f"seed ({writer} writer)"
+def label(agent: str, writer: str, share: float, actor: str) -> str:
+    name = agent if agent != "seed" else (
+        f"hybrid ({writer} writer, {share:.0%} buffer)" if share else f"seed ({writer} writer)")
+    return name + (f" + {actor} actor" if actor != "plain" else "")
 
 
 def run_model(spec: str, args) -> list[dict]:
     lm_config = LMConfig(spec=spec)
     lm = make_lm(lm_config)
     rows, reference = [], None
-    for agent, writer, share in map(parse_condition, args.conditions.split(",")):
-        config = EvalConfig(agent=agent, writer=writer, buffer_share=share, streams=args.streams,
+    for condition in args.conditions.split(","):
+        agent, writer, share, actor = parse_condition(condition)
+        config = EvalConfig(agent=agent, writer=writer, buffer_share=share, actor=actor, streams=args.streams,
                             tasks=args.tasks, seed=args.seed, threads=1, baseline=False)
-        out = Path(args.runs) / spec.replace(":", "-") / (f"{agent}-{writer}" + (f"-{share}" if share else ""))
+        out = Path(args.runs) / spec.replace(":", "-") / condition.replace(":", "-")
         start = time.perf_counter()
         summary = evaluate(config, lm_config, out, lm=lm).agent
         reference = summary.score if agent == "no-memory" else reference
         cost = summary.cost
         rows.append({
-            "model": spec, "agent": label(agent, writer, share), "score": summary.score,
+            "model": spec, "agent": label(agent, writer, share, actor), "score": summary.score,
             "notes_recall": summary.notes_recall,
             "memory_gain": round(summary.score - reference, 4),
             "per_stream": summary.per_stream, "breakdown": summary.breakdown,
@@ -82,7 +84,7 @@ def markdown(rows: list[dict]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", default="local:qwen2.5-coder-0.5b,local:qwen2.5-coder-1.5b")
-    parser.add_argument("--conditions", default=CONDITIONS, help="agent[:writer[:buffer share]], comma-separated")
+    parser.add_argument("--conditions", default=CONDITIONS, help="agent[:writer[:buffer share[:actor]]], comma-separated")
     parser.add_argument("--streams", type=int, default=2)
     parser.add_argument("--tasks", type=int, default=16)
     parser.add_argument("--seed", type=int, default=1000, help="held out: tests use seeds < 1000")
