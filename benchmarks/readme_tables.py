@@ -1,0 +1,149 @@
+"""The README's result tables, rendered from benchmarks/results/*.json.
+
+Each table sits in README.md between ``<!-- results:NAME -->`` and ``<!-- /results -->``;
+``python benchmarks/readme_tables.py`` rewrites those blocks from the results files, and
+``tests/test_readme_tables.py`` fails when a block and its file disagree.
+
+    python benchmarks/readme_tables.py            # rewrite README.md's tables
+    python benchmarks/readme_tables.py --check    # exit 1 if any table is out of date
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results"
+BLOCK = re.compile(r"(<!-- results:(?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /results -->)", re.DOTALL)
+
+
+def load(name: str) -> dict:
+    return json.loads((RESULTS / f"{name}.json").read_text())
+
+
+def table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows]) + "\n"
+
+
+def gain(x: float) -> str:
+    return f"{x:+.3f}"
+
+
+def maybe(x, fmt: str = "{:.3f}") -> str:
+    return "–" if x is None else fmt.format(x)
+
+
+def _recall_score(row: dict) -> str:
+    return f"{row['breakdown']['question_type']['recall']['score']:.2f}"
+
+
+def synthetic_rows(rows: list[dict], notes_recall: bool) -> str:
+    header = ["model", "agent", "score", "memory gain", *(["notes recall"] if notes_recall else []),
+              "recall score", "tokens/task", "s/task", "failed writes", "rejected ops", "final notes (chars)"]
+    return table(header, [[r["model"], r["agent"], f"{r['score']:.3f}", gain(r["memory_gain"]),
+                           *([maybe(r.get("notes_recall"))] if notes_recall else []), _recall_score(r),
+                           f"{r['tokens_per_task']:.0f}", f"{r['seconds_per_task']:.1f}", str(r["write_failures"]),
+                           str(r["rejected_ops"]), f"{r['final_notes_chars']:.0f}"] for r in rows])
+
+
+def baseline() -> str:
+    return synthetic_rows(load("baseline")["rows"], notes_recall=False)
+
+
+def writers() -> str:
+    return synthetic_rows(load("writers")["rows"], notes_recall=True)
+
+
+ENGINE_PATHS = {"shared": "one shared context (before)", "per-role": "one context per prompt family",
+                "per-role + recall": "per family + `--objective recall` (writer alone)"}
+
+
+def engine() -> str:
+    rows = []
+    for spec, model in load("engine")["models"].items():
+        base = model["conditions"]["shared"]["seconds_per_call"]
+        for key, label in ENGINE_PATHS.items():
+            c = model["conditions"][key]
+            rows.append([spec.partition(":")[2], label, f"{c['seconds_per_call']:.1f}",
+                         f"{base / c['seconds_per_call']:.2f}×",
+                         f"{c['prompt_tokens_processed_per_call']:.0f} / {c['prompt_tokens_reused_per_call']:.0f}",
+                         f"{c['reused_share']:.0%}", f"{c['calls_per_call']:.0f}"])
+    return table(["model", "path", "s per metric call", "speedup", "prompt tokens processed / reused per call",
+                  "reused share", "LM calls"], rows)
+
+
+def store() -> str:
+    return table(["store", "notes", "ADD ops/s", "UPDATE ops/s", "DELETE ops/s", "retrieval p50 (ms)", "p95 (ms)"],
+                 [[r["store"], f"{r['notes']:,}", f"{r['add_ops_per_s']:,.0f}", f"{r['update_ops_per_s']:,.0f}",
+                   f"{r['delete_ops_per_s']:,.0f}", f"{r['retrieval_p50_ms']:.2f}", f"{r['retrieval_p95_ms']:.2f}"]
+                  for r in load("store")["rows"]])
+
+
+def optimize() -> str:
+    data = load("optimize")
+    config = data["config"]
+    labels = {"seed": "seed",
+              "optimized": f"GEPA, {config['objective']} objective, {data['metric_calls']} calls"}
+    return table(["program", "held-out score", "per stream", "memory gain", "notes recall", "tokens/task", "s/task"],
+                 [[labels[k], f"{t['score']:.3f}", " / ".join(f"{v:.2f}" for v in t["per_stream"].values()),
+                   gain(t["memory_gain"]), maybe(t.get("notes_recall")), f"{t['tokens_per_task']:.0f}",
+                   f"{t['seconds_per_task']:.1f}"] for k, t in data["test"].items()])
+
+
+def distill() -> str:
+    data = load("distill")
+    teacher = data["comparison"]["teacher"]["score"]
+    labels = {"teacher": f"teacher ({data['teacher_lm']['spec']})", "student": "student, teacher's prompts, untrained",
+              "student+sft": "student + SFT", "student+grpo": "student + SFT + GRPO"}
+    return table(["model", "held-out score", "vs teacher", "memory gain", "tokens/task", "s/task"],
+                 [[labels.get(k, k), f"{c['score']:.3f}", f"{c['score'] / teacher:.2f}" if teacher else "–",
+                   gain(c["memory_gain"]), f"{c['tokens_per_task']:.0f}", f"{c['seconds_per_task']:.1f}"]
+                  for k, c in data["comparison"].items()])
+
+
+LOCOMO_CATEGORIES = ("single-hop", "multi-hop", "temporal", "open-domain", "adversarial")
+
+
+def locomo() -> str:
+    rows = sorted(load("locomo")["rows"], key=lambda r: -r["f1"])
+    return table(["condition", "F1 (1–4)", "BLEU-1", "EM", *LOCOMO_CATEGORIES, "tokens/question", "s/question"],
+                 [[r["condition"], f"{r['f1']:.3f}", f"{r['bleu1']:.3f}", f"{r['em']:.3f}",
+                   *(f"{r['by_category'][c]['f1']:.2f} ({r['by_category'][c]['n']})" for c in LOCOMO_CATEGORIES),
+                   f"{r['tokens_per_question']:,.0f}", f"{r['seconds_per_question']:.1f}"] for r in rows])
+
+
+TABLES = {"baseline": baseline, "writers": writers, "engine": engine, "store": store, "optimize": optimize,
+          "distill": distill, "locomo": locomo}
+
+
+def render(readme: str) -> str:
+    """``readme`` with every results block re-rendered from its file (unknown names are errors)."""
+    def block(match: re.Match) -> str:
+        name = match.group("name")
+        if name not in TABLES:
+            raise KeyError(f"README names results table {name!r}; known: {', '.join(TABLES)}")
+        return match.group(1) + TABLES[name]() + match.group(4)
+
+    return BLOCK.sub(block, readme)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--check", action="store_true", help="exit 1 if README.md's tables are out of date")
+    args = parser.parse_args()
+    path = ROOT / "README.md"
+    readme = path.read_text()
+    fresh = render(readme)
+    if args.check:
+        sys.exit(0 if fresh == readme else 1)
+    path.write_text(fresh)
+    print(f"rendered {len(BLOCK.findall(readme))} tables into {path}")
+
+
+if __name__ == "__main__":
+    main()
