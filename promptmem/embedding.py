@@ -9,6 +9,7 @@ lexical search (``retriever=``).
 from __future__ import annotations
 
 import importlib.util
+import threading
 from pathlib import Path
 from typing import Sequence
 
@@ -27,17 +28,20 @@ def model_dir() -> Path:
 
 class EmbeddingRetriever:
     """``retriever(query, notes, k)``: the k notes most similar to the query (cosine).
-    Note vectors are cached by text, so each note is embedded once per process."""
+    Note vectors are cached by text, so each note is embedded once per process; the model is
+    loaded once, on first use, whichever thread gets there first."""
 
     def __init__(self):
         self._model = None
         self._vectors: dict[str, object] = {}
+        self._load_lock = threading.Lock()
 
     def _encode(self, texts: list[str]):
-        if self._model is None:
-            from sentence_transformers import SentenceTransformer
+        with self._load_lock:
+            if self._model is None:
+                from sentence_transformers import SentenceTransformer
 
-            self._model = SentenceTransformer(str(model_dir()), device="cpu")
+                self._model = SentenceTransformer(str(model_dir()), device="cpu")
         return self._model.encode(texts, normalize_embeddings=True, convert_to_numpy=True)
 
     def scores(self, query: str, notes: Sequence[Note]) -> list[float]:

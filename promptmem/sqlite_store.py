@@ -36,6 +36,7 @@ _WORD = re.compile(r"\w+")
 NOTE_TIME_COLUMNS = {"written": "TEXT NOT NULL DEFAULT ''", "confirmed": "INTEGER NOT NULL DEFAULT 0",
                      "importance": f"INTEGER NOT NULL DEFAULT {DEFAULT_IMPORTANCE}"}
 NOTE_COLUMNS = "id, text, written, confirmed, importance"
+BUSY_SECONDS = 30.0
 
 
 class SQLiteStore:
@@ -50,39 +51,43 @@ class SQLiteStore:
         self.path, self.top_k, self.who, self.retriever = Path(path), top_k, who, retriever
         self.show_time = show_time
         self._lock = threading.RLock()
-        self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        # another process may hold the write lock: wait for it (up to BUSY_SECONDS) rather than fail
+        self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
+                                    timeout=BUSY_SECONDS)
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=NORMAL")
-        self.conn.executescript(SCHEMA)
-        present = {row[1] for row in self.conn.execute("PRAGMA table_info(notes)")}
-        for column, kind in NOTE_TIME_COLUMNS.items():
-            if column not in present:
-                self.conn.execute(f"ALTER TABLE notes ADD COLUMN {column} {kind}")
-        self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('next_id', '1')")
-        self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('chars', '0')")
-        self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('budget', ?)", (str(budget),))
+        with self._transaction():  # one process at a time creates or migrates the schema
+            for statement in filter(str.strip, SCHEMA.split(";")):
+                self.conn.execute(statement)
+            present = {row[1] for row in self.conn.execute("PRAGMA table_info(notes)")}
+            for column, kind in NOTE_TIME_COLUMNS.items():
+                if column not in present:
+                    self.conn.execute(f"ALTER TABLE notes ADD COLUMN {column} {kind}")
+            self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('next_id', '1')")
+            self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('chars', '0')")
+            self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('budget', ?)", (str(budget),))
         self.budget = int(self._meta("budget"))
 
     # -- NotesView, for the shared rule book --------------------------------------------
     def text_of(self, note_id: str | None) -> str | None:
-        row = self.conn.execute("SELECT text FROM notes WHERE id = ?", (note_id,)).fetchone()
-        return row[0] if row else None
+        rows = self._rows("SELECT text FROM notes WHERE id = ?", (note_id,))
+        return rows[0][0] if rows else None
 
     def id_with_text(self, text: str) -> str | None:
-        row = self.conn.execute("SELECT id FROM notes WHERE text = ?", (text,)).fetchone()
-        return row[0] if row else None
+        rows = self._rows("SELECT id FROM notes WHERE text = ?", (text,))
+        return rows[0][0] if rows else None
 
     def total_chars(self) -> int:
         return int(self._meta("chars"))
 
     # -- the memory protocol ------------------------------------------------------------
     def notes(self) -> list[Note]:
-        return [Note(*row) for row in self.conn.execute(f"SELECT {NOTE_COLUMNS} FROM notes ORDER BY updated, rowid")]
+        return [Note(*row) for row in self._rows(f"SELECT {NOTE_COLUMNS} FROM notes ORDER BY updated, rowid")]
 
     def render(self, query: str | None = None) -> str:
         if self.top_k is None or not query:
             return render_notes(self.notes(), self.show_time)
-        if self.conn.execute("SELECT 1 FROM notes LIMIT 1").fetchone() is None:
+        if not self._rows("SELECT 1 FROM notes LIMIT 1"):
             return EMPTY_NOTES
         found = self.retriever(query, self.notes(), self.top_k) if self.retriever else self.search(query, self.top_k)
         return format_notes(found, self.show_time) or NO_MATCH
@@ -93,7 +98,7 @@ class SQLiteStore:
         if not words:
             return []
         match = " OR ".join(f'"{w}"' for w in sorted(words))
-        rows = self.conn.execute(
+        rows = self._rows(
             "SELECT notes.id, notes.text, written, confirmed, importance FROM notes_fts "
             "JOIN notes ON notes.rowid = notes_fts.rowid "
             "WHERE notes_fts MATCH ? ORDER BY bm25(notes_fts) LIMIT ?", (match, k))
@@ -104,8 +109,8 @@ class SQLiteStore:
             return [self._apply_one(op, step, when) for op in ops]
 
     def _note(self, note_id: str | None) -> Note | None:
-        row = self.conn.execute(f"SELECT {NOTE_COLUMNS} FROM notes WHERE id = ?", (note_id,)).fetchone()
-        return Note(*row) if row else None
+        rows = self._rows(f"SELECT {NOTE_COLUMNS} FROM notes WHERE id = ?", (note_id,))
+        return Note(*rows[0]) if rows else None
 
     def _apply_one(self, op: Op, step: str, when: When) -> OpResult:
         reason = check_op(op, self, self.budget)
@@ -140,7 +145,7 @@ class SQLiteStore:
 
     def snapshot(self) -> Snapshot:
         with self._lock:
-            count = self.conn.execute("SELECT COUNT(*) FROM history").fetchone()[0]
+            count = self._rows("SELECT COUNT(*) FROM history")[0][0]
             return Snapshot(tuple(self.notes()), int(self._meta("next_id")), count)
 
     def restore(self, snapshot: Snapshot) -> None:
@@ -153,8 +158,8 @@ class SQLiteStore:
     @property
     def trace(self) -> list[dict]:
         """Every op result so far, in the same shape as ``InMemoryStore.trace``."""
-        rows = self.conn.execute("SELECT step, kind, note_id, new_text, applied, reason "
-                                 "FROM history WHERE kind != 'RESTORE' ORDER BY seq")
+        rows = self._rows("SELECT step, kind, note_id, new_text, applied, reason "
+                          "FROM history WHERE kind != 'RESTORE' ORDER BY seq")
         return [{"step": step, "kind": kind, "text": text or "",
                  "note_id": None if kind == "ADD" else note_id,
                  "applied": bool(applied), "reason": reason or "",
@@ -164,15 +169,16 @@ class SQLiteStore:
     # -- audit and rollback ---------------------------------------------------------------
     def history(self, limit: int | None = None) -> list[dict]:
         """History rows, newest last (the last ``limit`` rows if given)."""
-        rows = self.conn.execute("SELECT * FROM history ORDER BY seq DESC LIMIT ?", (limit or -1,))
-        names = [d[0] for d in rows.description]
-        return [dict(zip(names, row)) for row in reversed(rows.fetchall())]
+        with self._lock:
+            rows = self.conn.execute("SELECT * FROM history ORDER BY seq DESC LIMIT ?", (limit or -1,))
+            names, found = [d[0] for d in rows.description], rows.fetchall()
+        return [dict(zip(names, row)) for row in reversed(found)]
 
     def state_at(self, seq: int) -> list[Note]:
         """The notes as they were right after history row ``seq``, replayed from history."""
         notes: dict[str, str] = {}
-        rows = self.conn.execute("SELECT kind, note_id, new_text FROM history "
-                                 "WHERE applied = 1 AND seq <= ? ORDER BY seq", (seq,))
+        rows = self._rows("SELECT kind, note_id, new_text FROM history "
+                          "WHERE applied = 1 AND seq <= ? ORDER BY seq", (seq,))
         for kind, note_id, text in rows:
             if kind in ("ADD", "UPDATE"):
                 notes[note_id] = text
@@ -201,8 +207,13 @@ class SQLiteStore:
                 raise
             self.conn.execute("COMMIT")
 
+    def _rows(self, sql: str, params: tuple = ()) -> list[tuple]:
+        """A read, under the lock (one connection serves every thread)."""
+        with self._lock:
+            return self.conn.execute(sql, params).fetchall()
+
     def _meta(self, key: str) -> str:
-        return self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()[0]
+        return self._rows("SELECT value FROM meta WHERE key = ?", (key,))[0][0]
 
     def _set_meta(self, key: str, value: int) -> None:
         self.conn.execute("UPDATE meta SET value = ? WHERE key = ?", (str(value), key))

@@ -10,6 +10,7 @@ workers can share it (run the same command in several shells). Each trial is an
 
 from __future__ import annotations
 
+import fcntl
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,9 +64,12 @@ def tune(config: TuneConfig, lm_config: LMConfig, reflection: LMConfig, out: str
 
     out = Path(out)
     claim_run_dir(out, {"tune": config, "lm": lm_config, "reflection_lm": reflection})
-    # unseeded sampler: resumed and parallel workers must not replay the same suggestions
-    study = optuna.create_study(study_name="promptmem-tune", storage=f"sqlite:///{out / 'study.db'}",
-                                direction="maximize", load_if_exists=True)
+    # unseeded sampler: resumed and parallel workers must not replay the same suggestions;
+    # workers starting together take turns creating the study's tables
+    with open(out / "study.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        study = optuna.create_study(study_name="promptmem-tune", storage=f"sqlite:///{out / 'study.db'}",
+                                    direction="maximize", load_if_exists=True)
     lm = lm or make_lm(lm_config)
     study.optimize(lambda t: _trial(t, config, lm_config, reflection, out, lm), n_trials=config.trials,
                    show_progress_bar=True)
