@@ -1,0 +1,20 @@
+"""SIGKILL at random moments: the rerun finishes, keeps what was done, and equals an
+uninterrupted run (eval and optimize, scripted LMs)."""
+
+import random
+import time
+
+import pytest
+from kill_harness import kill_and_resume, results, run
+
+
+@pytest.mark.parametrize("target", ["eval", "optimize"])
+def test_killed_runs_resume_to_the_same_results(tmp_path, target):
+    start = time.perf_counter()
+    run(target, tmp_path / "reference")
+    duration = time.perf_counter() - start
+    reference = results(target, tmp_path / "reference")
+    rng = random.Random(7)
+    outcomes = [kill_and_resume(target, tmp_path / f"killed-{i}", reference, rng, duration) for i in range(3)]
+    assert all(o["kept_unchanged"] and o["equal_to_reference"] for o in outcomes), outcomes
+    assert any(o["killed"] for o in outcomes)
