@@ -9,8 +9,12 @@ where, and how to provide it.
 
 from __future__ import annotations
 
+import logging
 import os
+import shutil
 from pathlib import Path
+
+from promptmem.files import manifest_problems, write_manifest
 
 STUDENTS = {
     "qwen-4b": "Qwen/Qwen3-4B-Instruct-2507",
@@ -45,12 +49,19 @@ def _cached_snapshot(repo_id: str) -> Path | None:
 
 
 def dequantized(alias: str) -> Path:
-    """The transformers checkpoint of an ``EMBEDDED`` student, built from its GGUF once."""
+    """The transformers checkpoint of an ``EMBEDDED`` student, built from its GGUF once and
+    checked against its manifest (size and sha256 of every file) on each use; a checkpoint that
+    fails the check is rebuilt, with a warning that says what was wrong."""
     from promptmem.local_models import cache_dir, model_path
 
     out = cache_dir() / "students" / alias
-    if (out / "config.json").is_file():
-        return out
+    if out.exists():
+        problems = manifest_problems(out)
+        if not problems:
+            return out
+        logging.getLogger(__name__).warning("student cache %s is damaged (%s); rebuilding it from %s",
+                                            out, "; ".join(problems[:3]), EMBEDDED[alias])
+        shutil.rmtree(out)
     from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 
     gguf = model_path(EMBEDDED[alias])
@@ -60,8 +71,10 @@ def dequantized(alias: str) -> Path:
     model = AutoModelForCausalLM.from_config(config)
     model.load_state_dict(loaded.state_dict())
     tmp = out.with_name(out.name + ".partial")
+    shutil.rmtree(tmp, ignore_errors=True)  # left by a killed build
     model.save_pretrained(tmp)
     AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name).save_pretrained(tmp)
+    write_manifest(tmp)
     tmp.rename(out)  # a half-written checkpoint is never mistaken for a finished one
     return out
 

@@ -3,6 +3,7 @@ one, never half of one (a rerun resumes from what it finds)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -30,3 +31,42 @@ def write_json(path: str | Path, data: Any, indent: int | None = 2) -> None:
     """``data`` as JSON at ``path``, atomically (see ``write_text``); serialized before the
     temporary file is opened, so unserializable data raises with ``path`` untouched."""
     write_text(path, json.dumps(data, indent=indent))
+
+
+MANIFEST = "promptmem-manifest.json"
+
+
+def _digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as data:
+        while chunk := data.read(1 << 22):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def write_manifest(folder: str | Path) -> None:
+    """Record the size and sha256 of every file under ``folder`` in ``folder/MANIFEST``."""
+    folder = Path(folder)
+    files = sorted(p for p in folder.rglob("*") if p.is_file() and p.name != MANIFEST)
+    write_json(folder / MANIFEST, {p.relative_to(folder).as_posix(): {"size": p.stat().st_size, "sha256": _digest(p)}
+                                   for p in files})
+
+
+def manifest_problems(folder: str | Path) -> list[str]:
+    """What differs from ``folder``'s manifest (a missing manifest, a missing, resized or
+    changed file), or [] when every file matches."""
+    folder = Path(folder)
+    try:
+        expected = json.loads((folder / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return [f"no readable {MANIFEST}"]
+    problems = []
+    for name, want in expected.items():
+        path = folder / name
+        if not path.is_file():
+            problems.append(f"{name} is missing")
+        elif path.stat().st_size != want["size"]:
+            problems.append(f"{name} has {path.stat().st_size} bytes, expected {want['size']}")
+        elif _digest(path) != want["sha256"]:
+            problems.append(f"{name} fails its sha256 check")
+    return problems

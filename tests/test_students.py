@@ -3,6 +3,7 @@
 import pytest
 
 from promptmem.distill.students import StudentNotFound, resolve_student
+from promptmem.files import manifest_problems
 
 
 def test_alias_resolves_to_the_newest_cached_snapshot(tmp_path, monkeypatch):
@@ -44,6 +45,8 @@ def test_embedded_student_is_dequantized_once_and_served_by_hf_spec():
 
     path = resolve_student("smollm2-135m")
     assert (path / "config.json").is_file() and resolve_student("smollm2-135m") == path
+    (path / "config.json").write_text("{}")  # a damaged cache is rebuilt, not used
+    assert resolve_student("smollm2-135m") == path and manifest_problems(path) == []
     lm = make_lm(LMConfig(spec=f"hf:{path}", max_tokens=24))
     (text,) = lm("Say hello.")
     assert text.strip()
