@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from contextlib import contextmanager
+import re
 from pathlib import Path
 from typing import Optional
 
@@ -40,6 +41,16 @@ EVAL_EXAMPLES = """[bold]Examples[/bold]\n
   promptmem eval --agent runs/opt/program.json                 [dim]# a GEPA-optimized program[/dim]\n
   promptmem eval --suite jsonl --data mine.jsonl --lm openai/gpt-4.1-mini --threads 8\n
   promptmem eval --suite locomo --data locomo10.json --store sqlite --top-k 8"""
+
+
+_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)\n?")
+
+
+def show_markdown(path: Path) -> None:
+    """A Markdown results file as the terminal shows it: Rich tables, images left to the file."""
+    from rich.markdown import Markdown
+
+    console.print(Markdown(_IMAGE.sub("", path.read_text())))
 
 
 @app.command("eval", epilog=EVAL_EXAMPLES)
@@ -90,8 +101,8 @@ def eval_command(
         console.print(f"\n[yellow]interrupted.[/yellow] Finished streams are saved in {out}/streams; "
                       "rerun the same command to resume.")
         raise typer.Exit(130)
-    console.print((out / "summary.md").read_text())
-    console.print(f"[green]wrote[/green] {out}/report.json, summary.md, learning_curve.png")
+    show_markdown(out / "summary.md")
+    console.print(f"[green]wrote[/green] {out}/report.json, summary.md; learning curve: {out / 'learning_curve.png'}")
 
 
 @app.command("optimize")
@@ -142,7 +153,7 @@ def optimize_command(
     console.print(f"val score: seed {summary['seed_val_score']:.3f} -> best {summary['best_val_score']:.3f} "
                   f"after {summary['metric_calls']} metric calls")
     if summary["test"]:
-        console.print((out / "comparison.md").read_text())
+        show_markdown(out / "comparison.md")
     console.print(f"[green]wrote[/green] {out}/program.json, candidates.json, pareto.json, optimize_curve.png")
 
 
@@ -205,7 +216,7 @@ def distill_command(
     if until != "eval":
         console.print(f"[green]stopped after {until}[/green]; rerun without --until to go on")
         return
-    console.print((out / "eval" / "comparison.md").read_text())
+    show_markdown(out / "eval" / "comparison.md")
     console.print(f"[green]wrote[/green] {out}/eval/comparison.*, {out}/grpo_rewards.* "
                   f"({len(summary['grpo_rewards'])} GRPO steps logged)")
 

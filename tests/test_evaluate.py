@@ -120,3 +120,14 @@ def test_in_memory_retrieval_shows_only_matching_notes(tmp_path):
                      if "[[ ## outcome" not in h["messages"][-1]["content"]]
     assert any("[n1] billing-api listens on port 3000" in p for p in actor_prompts)
     assert not any("drinks tea" in p for p in actor_prompts)
+
+
+def test_the_terminal_shows_results_as_tables_not_markdown_source(tmp_path, capsys):
+    from promptmem import cli
+
+    summary = tmp_path / "summary.md"
+    summary.write_text("# run\n\n| agent | score |\n|---|---|\n| seed | 0.5 |\n\n![learning curve](learning_curve.png)\n")
+    cli.show_markdown(summary)
+    shown = capsys.readouterr().out
+    assert "seed" in shown and "0.5" in shown
+    assert "|---|" not in shown and "learning_curve.png" not in shown
