@@ -247,6 +247,24 @@ def tune_command(
     console.print(f"best score {best['value']:.3f} with {best['params']} ({best['trials']} trials); wrote {out}/best.json")
 
 
+@app.command("report")
+def report_command(
+    runs: list[Path] = typer.Argument(..., help="Finished eval run directories to compare."),
+    html: Path = typer.Option(Path("report.html"), help="Where to write the page (one self-contained HTML file)."),
+) -> None:
+    """One HTML page comparing runs: scores and cost, learning curves, the notes over time
+    (written, dropped, kept) and, per question, the note that held its answer or the write
+    that lost it."""
+    from promptmem.html_report import RunDirError, write_html_report
+
+    try:
+        write_html_report(runs, html)
+    except RunDirError as err:
+        console.print(f"[red]error:[/red] {err}")
+        raise typer.Exit(2)
+    console.print(f"[green]wrote[/green] {html}")
+
+
 @app.command("judge")
 def judge_command(
     out: Path = typer.Argument(..., help="A finished eval run directory."),
