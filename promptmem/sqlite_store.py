@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Sequence
 
 from promptmem.memory import (DEFAULT_IMPORTANCE, EMPTY_NOTES, NO_MATCH, Note, Op, OpResult, Retriever,
-                              Snapshot, When, check_op, format_notes, render_notes, written_note)
+                              Snapshot, When, check_op, delete_cap_reasons, format_notes, render_notes,
+                              written_note)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS notes (id TEXT PRIMARY KEY, text TEXT NOT NULL,
@@ -47,9 +48,10 @@ class SQLiteStore:
     """
 
     def __init__(self, path: str | Path, budget: int = 800, top_k: int | None = None,
-                 who: str = "writer", retriever: Retriever | None = None, show_time: bool = False):
+                 who: str = "writer", retriever: Retriever | None = None, show_time: bool = False,
+                 max_deletes: int | None = None):
         self.path, self.top_k, self.who, self.retriever = Path(path), top_k, who, retriever
-        self.show_time = show_time
+        self.show_time, self.max_deletes = show_time, max_deletes
         self._lock = threading.RLock()
         # another process may hold the write lock: wait for it (up to BUSY_SECONDS) rather than fail
         self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
@@ -105,15 +107,16 @@ class SQLiteStore:
         return [Note(*row) for row in rows]
 
     def apply(self, ops: Sequence[Op], *, step: str = "", when: When = When()) -> list[OpResult]:
+        capped = delete_cap_reasons(ops, self.max_deletes)
         with self._transaction():
-            return [self._apply_one(op, step, when) for op in ops]
+            return [self._apply_one(op, step, when, cap) for op, cap in zip(ops, capped)]
 
     def _note(self, note_id: str | None) -> Note | None:
         rows = self._rows(f"SELECT {NOTE_COLUMNS} FROM notes WHERE id = ?", (note_id,))
         return Note(*rows[0]) if rows else None
 
-    def _apply_one(self, op: Op, step: str, when: When) -> OpResult:
-        reason = check_op(op, self, self.budget)
+    def _apply_one(self, op: Op, step: str, when: When, capped: str = "") -> OpResult:
+        reason = capped or check_op(op, self, self.budget)
         old_note = self._note(op.note_id) if op.kind in ("UPDATE", "DELETE") else None
         old = old_note.text if old_note else None
         note_id, text, now = op.note_id, op.text.strip(), time.time()

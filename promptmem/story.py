@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from promptmem.memory import replay_entry
 from promptmem.recall import line_holds
 from promptmem.runner import StreamResult
 from promptmem.tasks import Evidence, Fact
@@ -32,13 +33,9 @@ def replay(result: StreamResult) -> tuple[list[dict[str, str]], list[Step]]:
         before.append(dict(notes))
         written, dropped = [], []
         for entry in by_step.get(record.task_id, []):
-            if not entry["applied"] or entry["kind"] == "NOOP":
-                continue
-            note_id = entry["result_id"] or entry["note_id"]
-            if entry["kind"] in ("UPDATE", "DELETE") and note_id in notes and notes[note_id] != entry["text"]:
-                dropped.append(notes.pop(note_id))
-            if entry["kind"] in ("ADD", "UPDATE"):
-                notes[note_id] = entry["text"]
+            lost = replay_entry(notes, entry)
+            dropped += [lost] if lost else []
+            if entry["applied"] and entry["kind"] in ("ADD", "UPDATE"):
                 written.append(entry["text"])
         steps.append(Step(record.task_id, tuple(written), tuple(dropped), len(notes)))
     return before, steps

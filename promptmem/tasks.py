@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Protocol, runtime_checkable
 
 
@@ -101,3 +101,18 @@ class Suite(Protocol):
     def evidence(self, task: Task) -> Evidence | None: ...
 
     def stated(self, task: Task) -> tuple[Fact, ...]: ...
+
+
+def cap_observations(streams: list[Stream], cap: int | None) -> list[Stream]:
+    """``streams`` with every observation longer than ``cap`` characters cut to ``cap``; the
+    cut task says how much it lost in ``meta["observation_cut"]`` (None: no cap)."""
+    if cap is None:
+        return streams
+
+    def cut(task: Task) -> Task:
+        if len(task.observation) <= cap:
+            return task
+        return replace(task, observation=task.observation[:cap],
+                       meta={**task.meta, "observation_cut": len(task.observation) - cap})
+
+    return [replace(stream, tasks=tuple(cut(t) for t in stream.tasks)) for stream in streams]
