@@ -6,10 +6,11 @@ decodes under (the prompt itself is unchanged, so its prefix stays reusable):
 - an op object (``action`` and ``note_id`` properties) becomes a choice between
   ``{ADD|NOOP, note_id ""}`` and ``{UPDATE|DELETE, note_id one of the shown ids}`` (the second
   only when notes are shown); the ids are read from the ``notes`` input (``[id] text`` lines);
-- an output list of ops or of facts (``subject``/``attribute``/``value`` objects) has at
-  least one item: greedy decoding of a small model otherwise takes the empty list, the
-  grammar's easy way out, for every task. Keeping the notes as they are is said explicitly
-  (a NOOP, or restating a fact the notes hold).
+- an output list of ops or of facts (``subject``/``attribute``/``value`` objects) has
+  between 1 and ``MAX_ITEMS`` items: greedy decoding of a small model otherwise takes the
+  empty list, the grammar's easy way out, for every task (keeping the notes as they are is
+  said explicitly: a NOOP, or restating a fact the notes hold), or repeats items until the
+  token limit cuts it off.
 
 Under a grammar, output that is not complete JSON was cut at the token limit: for a list
 of ops or facts, ``parse`` then raises ``AdapterParseError`` rather than let DSPy's JSON repair
@@ -57,14 +58,17 @@ def writes_items(signature) -> bool:
     return False
 
 
-def _require_an_item(schema: dict) -> None:
-    """Give every top-level list of ops or facts ``minItems: 1`` (in place)."""
+MAX_ITEMS = 6  # ops or facts per write: ~30 tokens each, well inside the 256-token default
+
+
+def _bound_items(schema: dict) -> None:
+    """Give every top-level list of ops or facts ``minItems: 1, maxItems: MAX_ITEMS`` (in place)."""
     defs = schema.get("$defs") or {}
     for prop in (schema.get("properties") or {}).values():
         items = prop.get("items") or {}
         item = defs.get(items.get("$ref", "").rpartition("/")[2], items)
         if prop.get("type") == "array" and (_is_op(item) or _is_fact(item)):
-            prop["minItems"] = 1
+            prop.update(minItems=1, maxItems=MAX_ITEMS)
 
 
 def _narrowed_op(schema: dict, ids: list[str]) -> dict:
@@ -82,9 +86,9 @@ def _narrowed_op(schema: dict, ids: list[str]) -> dict:
 
 def narrow_note_ids(schema: dict, ids: list[str]) -> dict:
     """A copy of ``schema`` whose op objects (in ``$defs`` or inline) accept only ``ids`` and
-    whose lists of ops or facts have at least one item."""
+    whose lists of ops or facts have 1 to ``MAX_ITEMS`` items."""
     schema = copy.deepcopy(schema)
-    _require_an_item(schema)
+    _bound_items(schema)
 
     def walk(node):
         if isinstance(node, dict):
