@@ -20,9 +20,9 @@ import dspy
 import pydantic
 from pydantic_core import to_jsonable_python
 
-from promptmem.memory import DEFAULT_IMPORTANCE, Note, Op, notes_size, render_notes
-from promptmem.programs.typed_ops import IMPORTANCE, Importance, predict_items
-from promptmem.programs.writers import Write, WriterInputs, budget_line, task_inputs
+from promptmem.memory import DEFAULT_IMPORTANCE, Note, Op, notes_size
+from promptmem.programs.typed_ops import IMPORTANCE, Importance
+from promptmem.programs.writers import TypedWriter, Write, WriterInputs
 
 _NOTE = re.compile(r"^(?P<subject>[^:;=\n]+): (?P<pairs>[^=\n]+ = [^\n]*)$")
 _UNSAFE = re.compile(r"[:;=\s]+")
@@ -101,19 +101,10 @@ def upsert_ops(notes: Sequence[Note], facts: Sequence[KeyFact], budget: int) -> 
     return evict + writes or [Op("NOOP")]
 
 
-class FactsWriter(dspy.Module):
+class FactsWriter(TypedWriter):
     """Keyed facts (see the module docstring): one LM call per task."""
 
-    output_field = "facts"  # the predictor's output that ``to_write`` reads
-
-    def __init__(self):
-        super().__init__()
-        self.predict = dspy.Predict(ExtractFacts)
-
-    def forward(self, notes, task, answer, outcome, budget) -> Write:
-        facts, dropped = predict_items(self.predict, "facts", KeyFact, notes=render_notes(notes),
-                                       limit=budget_line(notes, budget), **task_inputs(task, answer, outcome))
-        return self.to_write(notes, facts, budget).with_error(dropped)
+    signature_type, item, output_field = ExtractFacts, KeyFact, "facts"
 
     @staticmethod
     def to_write(notes, value, budget: int) -> Write:

@@ -128,20 +128,34 @@ class EditNotes(WriterInputs):
     operations: list[MemoryOp] = dspy.OutputField(desc="the edits, in order (NOOP alone to keep the notes)")
 
 
-class OpsWriter(dspy.Module):
-    """Typed ADD/UPDATE/DELETE/NOOP ops (``MemoryOp``); what cannot be read is reported in
-    ``Write.error``."""
+class TypedWriter(dspy.Module):
+    """A one-call writer whose output ``output_field`` of ``signature_type`` is a list of
+    ``item`` objects, decoded under a grammar with local models; subclasses say what write a
+    list makes (``to_write``). An output cut at the token limit keeps its complete items."""
 
-    output_field = "operations"  # the predictor's output that ``to_write`` reads
+    signature_type: type[dspy.Signature]
+    item: type
+    output_field: str  # the predictor's output that ``to_write`` reads
 
     def __init__(self):
         super().__init__()
-        self.predict = dspy.Predict(EditNotes)
+        self.predict = dspy.Predict(self.signature_type)
 
     def forward(self, notes, task, answer, outcome, budget) -> Write:
-        value, dropped = predict_items(self.predict, "operations", MemoryOp, notes=render_notes(notes),
+        value, dropped = predict_items(self.predict, self.output_field, self.item, notes=render_notes(notes),
                                        limit=budget_line(notes, budget), **task_inputs(task, answer, outcome))
         return self.to_write(notes, value, budget).with_error(dropped)
+
+    @staticmethod
+    def to_write(notes, value, budget: int) -> Write:
+        raise NotImplementedError
+
+
+class OpsWriter(TypedWriter):
+    """Typed ADD/UPDATE/DELETE/NOOP ops (``MemoryOp``); what cannot be read is reported in
+    ``Write.error``."""
+
+    signature_type, item, output_field = EditNotes, MemoryOp, "operations"
 
     @staticmethod
     def to_write(notes, value, budget: int) -> Write:
