@@ -59,6 +59,22 @@ def writers() -> str:
     return synthetic_rows(load("writers")["rows"], notes_recall=True)
 
 
+def filter_actor() -> str:
+    return synthetic_rows(load("filter_actor")["rows"], notes_recall=True)
+
+
+def faults() -> str:
+    data = load("faults")
+    rows = [[f"SIGKILL during `{target}`, rerun", f"{k['runs']} runs, {k['killed']} killed mid-run",
+             f"{k['results_lost']} results lost; {k['equal_to_uninterrupted']}/{k['runs']} equal to an uninterrupted run"]
+            for target, k in data["kills"].items()]
+    rows += [[f"hosted LM server: `{fault}`", f"{f['requests']} requests",
+              ("crashed" if f["crashed"] else f"finished; {f['failed_writes']} failed write(s) recorded")
+              + ("; API key in run dir" if f["key_in_run_dir"] else "; API key not in run dir")]
+             for fault, f in data["server_faults"].items()]
+    return table(["fault", "runs", "outcome"], rows)
+
+
 ENGINE_PATHS = {"shared": "one shared context (before)", "per-role": "one context per prompt family",
                 "per-role + recall": "per family + `--objective recall` (writer alone)"}
 
@@ -117,7 +133,7 @@ def locomo() -> str:
                    f"{r['tokens_per_question']:,.0f}", f"{r['seconds_per_question']:.1f}"] for r in rows])
 
 
-TABLES = {"baseline": baseline, "writers": writers, "engine": engine, "store": store, "optimize": optimize,
+TABLES = {"baseline": baseline, "writers": writers, "filter_actor": filter_actor, "faults": faults, "engine": engine, "store": store, "optimize": optimize,
           "distill": distill, "locomo": locomo}
 
 
