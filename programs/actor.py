@@ -7,13 +7,9 @@ answers from those alone, so distractors in the retrieved notes do not reach the
 
 from __future__ import annotations
 
-import re
-
 import dspy
 
-from promptmem.memory import EMPTY_NOTES, NO_MATCH
-
-_NOTE_LINE = re.compile(r"^\[([^\]\s]+)\] ", re.MULTILINE)
+from promptmem.memory import NOTE_LINE, shown_ids
 NONE_SELECTED = "(no note bears on this question)"
 
 
@@ -51,7 +47,7 @@ class Actor(dspy.Module):
 def selected_lines(notes: str, ids: list[str]) -> str:
     """The ``[id] text`` lines of ``notes`` whose ids are in ``ids``, in the order of ``ids``
     (unknown ids ignored), or ``NONE_SELECTED``."""
-    lines = {match.group(1): line for line in notes.splitlines() if (match := _NOTE_LINE.match(line))}
+    lines = {match.group(1): line for line in notes.splitlines() if (match := NOTE_LINE.match(line))}
     wanted = dict.fromkeys(str(i).strip().strip("[]") for i in ids)
     return "\n".join(lines[i] for i in wanted if i in lines) or NONE_SELECTED
 
@@ -66,7 +62,7 @@ class FilterActor(dspy.Module):
         self.predict = dspy.Predict(SolveTask)
 
     def forward(self, notes: str, observation: str, question: str) -> str:
-        if notes not in (EMPTY_NOTES, NO_MATCH) and _NOTE_LINE.search(notes):
+        if shown_ids(notes):  # placeholders such as "(no notes yet)" have none
             notes = selected_lines(notes, self.select(notes=notes, question=question).relevant)
         return str(self.predict(notes=notes, observation=observation or "(nothing)",
                                 question=question).answer).strip()

@@ -21,20 +21,15 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 from typing import get_args, get_origin
 
 import dspy
 import pydantic
 from dspy.utils.exceptions import AdapterParseError
 
-_SHOWN_ID = re.compile(r"^\[([^\]\s]+)\] ", re.MULTILINE)
+from promptmem.memory import shown_ids
+
 _IDS_KEY = "_promptmem_note_ids"  # carries the ids from __call__ to the response format
-
-
-def shown_ids(notes: object) -> list[str]:
-    """The note ids in rendered notes, in order."""
-    return _SHOWN_ID.findall(notes) if isinstance(notes, str) else []
 
 
 def _is_op(schema: dict) -> bool:

@@ -118,6 +118,14 @@ def render_notes(notes: Sequence[Note], times: bool = False) -> str:
     return format_notes(notes, times) or EMPTY_NOTES
 
 
+NOTE_LINE = re.compile(r"^\[([^\]\s]+)\] ", re.MULTILINE)  # a line of format_notes: "[id] ..."
+
+
+def shown_ids(text: object) -> list[str]:
+    """The note ids in notes rendered by ``format_notes``, in order."""
+    return NOTE_LINE.findall(text) if isinstance(text, str) else []
+
+
 def format_notes(notes: Sequence[Note], times: bool = False) -> str:
     """``[id] text`` one per line ("" for none); with ``times``, ``[id] (label) text`` for
     notes that know when they were written."""
