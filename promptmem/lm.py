@@ -89,9 +89,9 @@ class LlamaCppEngine:
         self._lock = threading.Lock()
 
     def _new_llama(self):
-        from llama_cpp import Llama  # the `local` extra
+        from promptmem.fast_grammar import TopKGrammarLlama  # the `local` extra
 
-        return Llama(model_path=str(self.path), n_ctx=self.context, n_threads=self.threads,
+        return TopKGrammarLlama(model_path=str(self.path), n_ctx=self.context, n_threads=self.threads,
                      n_threads_batch=self.threads, verbose=False, seed=0)
 
     def _model(self, family: str):

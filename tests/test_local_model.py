@@ -73,3 +73,31 @@ def test_the_grammar_lets_typed_ops_name_only_the_notes_shown():
     ops = write.ops
     assert ops and all(op.note_id in (None, "n1", "n2") for op in ops), write.raw
     assert all(op.note_id is None for op in ops if op.kind in ("ADD", "NOOP"))
+
+
+def test_top_k_grammar_picks_the_same_tokens_as_the_full_grammar_and_falls_back_when_none_is_allowed():
+    """Greedy JSON-schema decoding with the grammar judging the likeliest tokens first gives the
+    full grammar's output; when none of them is allowed it judges the whole vocabulary."""
+    from llama_cpp import Llama, LlamaGrammar
+
+    from promptmem.fast_grammar import TopKGrammarLlama
+    from promptmem.local_models import model_path
+
+    schema = {"type": "object", "required": ["facts"], "properties": {"facts": {
+        "type": "array", "minItems": 1, "maxItems": 3, "items": {
+            "type": "object", "required": ["subject", "value", "importance"], "properties": {
+                "subject": {"type": "string"}, "value": {"type": "string"},
+                "importance": {"type": "integer", "enum": [1, 2, 3, 4, 5]}}}}}}
+    messages = [{"role": "system", "content": "Extract the facts worth remembering, as JSON."},
+                {"role": "user", "content": "payments-worker is now owned by Kwame; geo-cache moved to us-east-2."}]
+    path, outputs = str(model_path("smollm2-135m")), []
+    for cls in (Llama, TopKGrammarLlama):
+        llama = cls(model_path=path, n_ctx=1024, n_threads=1, verbose=False, seed=0)
+        out = llama.create_chat_completion(messages=messages, max_tokens=80, temperature=0,
+                                           response_format={"type": "json_object", "schema": schema})
+        outputs.append(out["choices"][0]["message"]["content"])
+    assert outputs[0] == outputs[1] and outputs[1].startswith("{")
+    llama.grammar_top_k = 1  # the likeliest next token after this prompt is not "zq"
+    text = llama.create_completion("The capital of France is", max_tokens=6, temperature=0,
+                                   grammar=LlamaGrammar.from_string('root ::= "zq" [0-9]+'))["choices"][0]["text"]
+    assert text.startswith("zq") and text[2:].isdigit()
