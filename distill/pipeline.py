@@ -20,12 +20,14 @@ from typing import Callable
 
 from promptmem.comparison import Entry, compare
 from promptmem.distill.role_rewards import RoleRewards
-from promptmem.distill.students import resolve_student
+from promptmem.distill.gguf_export import export_gguf, file_type, quantize
+from promptmem.distill.students import EMBEDDED, resolve_student
 from promptmem.distill.traces import TraceRow, export_traces, traces_dataset
 from promptmem.distill.training import TrainConfig, grpo, reward_curve, sft
 from promptmem.evaluate import EvalConfig, claim_run_dir, make_eval_suite
 from promptmem.files import write_json
-from promptmem.lm import HF_PREFIX, LMConfig, adapter_for, make_lm
+from promptmem.lm import HF_PREFIX, LOCAL_PREFIX, LMConfig, adapter_for, local_gguf, make_lm
+from promptmem.local_models import model_path
 from promptmem.programs.agent import resolve_agent
 from promptmem.programs.judge import DiscoveryJudge
 
@@ -55,6 +57,9 @@ class DistillConfig:
     horizon: int = 3  # writer credit: questions re-rolled after a write
     discovery_weight: float = 0.5  # actor reward: weight of discoveries that reach memory
     format_weight: float = 0.2  # GRPO weight of the format shaping reward
+    serve: str = "gguf"  # how the comparison serves students: gguf (students dequantized from an
+    #   embedded GGUF are written back as GGUFs at the teacher's quantization and run by llama.cpp,
+    #   the teacher's engine) | hf (transformers, float32)
     train: TrainConfig = field(default_factory=TrainConfig)
 
 
@@ -87,6 +92,23 @@ def _plot_rewards(curve: list[dict], path: Path) -> None:
     plt.close(fig)
 
 
+def served_spec(config: DistillConfig, checkpoint: Path, teacher_lm: LMConfig, out: Path) -> str:
+    """How the comparison runs a student checkpoint: ``local:out/model.gguf`` (written once,
+    quantized like the teacher's GGUF, or like the student's own when the teacher is not
+    local) when ``config.serve`` is gguf and the student came from an embedded GGUF, else
+    ``hf:checkpoint``."""
+    if config.serve != "gguf" or config.student not in EMBEDDED:
+        return f"{HF_PREFIX}{checkpoint}"
+    served = out / "model.gguf"
+    if not served.is_file():
+        original = model_path(EMBEDDED[config.student])
+        quantization = file_type(local_gguf(teacher_lm.spec) or original)
+        full = export_gguf(checkpoint, original, out / "f32.gguf")
+        quantize(full, served, quantization, teacher_lm.threads)
+        full.unlink()
+    return f"{LOCAL_PREFIX}:{served}"
+
+
 STAGES = ("traces", "sft", "grpo", "eval")
 
 
@@ -96,6 +118,8 @@ def distill(config: DistillConfig, teacher_lm: LMConfig, out: str | Path, *, lm=
     held-out comparison and the GRPO reward curve). ``lm``: an already built teacher LM.
     The student (unless ``until`` is "traces"), the teacher program, the suite and the
     teacher LM are resolved first: anything missing is an error before any work."""
+    if config.serve not in ("gguf", "hf"):
+        raise ValueError(f"--serve must be gguf or hf, not {config.serve!r}")
     if until not in STAGES:
         raise ValueError(f"--until must be one of {', '.join(STAGES)}, not {until!r}")
     unknown = {role for roles in config.schedule for role in roles} - {"actor", "writer"}
@@ -154,7 +178,7 @@ def distill(config: DistillConfig, teacher_lm: LMConfig, out: str | Path, *, lm=
     test = EvalConfig(**{**asdict(base), "streams": config.test_streams, "seed": config.test_seed})
     student_lm = LMConfig(spec="", max_tokens=teacher_lm.max_tokens, threads=teacher_lm.threads)
     entries = [Entry("teacher", test, teacher_lm, lm)] + [
-        Entry(label, test, LMConfig(**{**asdict(student_lm), "spec": f"{HF_PREFIX}{path}"}))
+        Entry(label, test, LMConfig(**{**asdict(student_lm), "spec": served_spec(config, path, teacher_lm, out / "gguf" / label)}))
         for label, path in (("student", student), ("student+sft", sft_model), ("student+grpo", grpo_model))]
     rows_out = compare(entries, out / "eval", first="model")
     summary = {"comparison": rows_out, "grpo_rewards": curve, "traces": len(rows),

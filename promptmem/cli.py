@@ -194,6 +194,7 @@ def distill_command(
     schedule: str = typer.Option("actor+writer", help="GRPO phases, comma-separated, each the roles it trains (joined by +) for --grpo-steps steps: e.g. writer,actor+writer trains the writer against the teacher's frozen actor first, then both roles."),
     vllm: Optional[str] = typer.Option(None, help="GPU only: generate GRPO completions with vLLM, colocate | server."),
     until: str = typer.Option("eval", help="Stop after this stage: traces | sft | grpo | eval (multi-GPU: trace first, train under accelerate, then evaluate)."),
+    serve: str = typer.Option("gguf", help="How the comparison runs the students: gguf (a student dequantized from an embedded GGUF is written back as a GGUF at the teacher's quantization and run by llama.cpp, like a local teacher) | hf (transformers)."),
     out: Path = typer.Option(Path("runs/distill"), help="Run directory; rerunning resumes every stage."),
 ) -> None:
     """Distill a teacher pipeline into a small open model: traces -> SFT -> GRPO -> comparison.
@@ -210,7 +211,7 @@ def distill_command(
     config = DistillConfig(student=student, teacher=teacher, writer=writer, train_streams=train_streams,
                            tasks=tasks, test_streams=test_streams,
                            schedule=tuple(tuple(phase.split("+")) for phase in schedule.split(",")),
-                           min_writer_credit=min_writer_credit,
+                           min_writer_credit=min_writer_credit, serve=serve,
                            train=TrainConfig(sft_epochs=sft_epochs, lora=lora, grpo_steps=grpo_steps,
                                              generations=generations, prompts_per_step=prompts_per_step,
                                              gradient_checkpointing=gradient_checkpointing, vllm=vllm))

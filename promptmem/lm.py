@@ -1,6 +1,6 @@
 """LM specs -> DSPy LMs.
 
-``local:<name>`` (or ``local`` for the default) runs an embedded GGUF in-process through
+``local:<name>`` (or ``local`` for the default; or ``local:PATH.gguf``) runs a GGUF in-process through
 llama-cpp-python, as a DSPy custom engine with JSON-schema-constrained output. ``hf:PATH``
 runs a transformers checkpoint in-process (a distilled student; the ``distill`` extra). Any other
 string goes to ``dspy.LM`` unchanged (``openai/gpt-4.1-mini``, ``hosted_vllm/...`` with an
@@ -20,7 +20,7 @@ import dspy
 from dspy.lm15 import Message, Response, TextPart, Usage, response_to_events
 
 from promptmem.grammar import NoteIdsAdapter
-from promptmem.local_models import DEFAULT_LOCAL_MODEL, model_path
+from promptmem.local_models import DEFAULT_LOCAL_MODEL, gguf_path
 
 LOCAL_PREFIX = "local"
 HF_PREFIX = "hf:"
@@ -145,6 +145,13 @@ def is_local(spec: str) -> bool:
     return spec == LOCAL_PREFIX or spec.startswith((f"{LOCAL_PREFIX}:", HF_PREFIX))
 
 
+def local_gguf(spec: str) -> Path | None:
+    """The GGUF file a ``local`` spec runs (None for other specs)."""
+    if spec != LOCAL_PREFIX and not spec.startswith(f"{LOCAL_PREFIX}:"):
+        return None
+    return gguf_path(spec.partition(":")[2] or DEFAULT_LOCAL_MODEL)
+
+
 def make_lm(config: LMConfig) -> dspy.LM:
     """The DSPy LM for ``config.spec`` (uncached, so timings and token counts are real)."""
     common = {"temperature": config.temperature, "max_tokens": config.max_tokens, "cache": False}
@@ -155,9 +162,9 @@ def make_lm(config: LMConfig) -> dspy.LM:
         return dspy.LM(f"hf/{engine.path.name}", engine=engine, **common)
     if is_local(config.spec):
         name = config.spec.partition(":")[2] or DEFAULT_LOCAL_MODEL
-        engine = LlamaCppEngine(model_path(name), context=config.context, threads=config.threads,
+        engine = LlamaCppEngine(local_gguf(config.spec), context=config.context, threads=config.threads,
                                 contexts=config.contexts)
-        return dspy.LM(f"{LOCAL_PREFIX}/{name}", engine=engine, **common)
+        return dspy.LM(f"{LOCAL_PREFIX}/{Path(name).stem if name.endswith('.gguf') else name}", engine=engine, **common)
     hosted = {"api_base": config.api_base} if config.api_base else {}
     return dspy.LM(config.spec, timeout=config.timeout, num_retries=2, **hosted, **common)
 

@@ -130,3 +130,14 @@ def model_path(name: str) -> Path:
     write_json(stamp, {"size": stat.st_size, "mtime": stat.st_mtime,
                        "path": str(target), "sha256": model.sha256})
     return target
+
+
+def gguf_path(name: str) -> Path:
+    """What ``local:NAME`` runs: an embedded model's verified GGUF, or a ``.gguf`` file given by
+    path (a distilled student written back by ``promptmem.distill.gguf_export``)."""
+    if not name.endswith(".gguf"):
+        return model_path(name)
+    path = Path(name).expanduser()
+    if not path.is_file():
+        raise LocalModelError(f"no GGUF file at {path}")
+    return path
