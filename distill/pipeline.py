@@ -22,7 +22,7 @@ from promptmem.comparison import Entry, compare
 from promptmem.distill.role_rewards import RoleRewards
 from promptmem.distill.gguf_export import export_gguf, file_type, quantize
 from promptmem.distill.students import EMBEDDED, resolve_student
-from promptmem.distill.traces import TraceRow, export_traces, traces_dataset
+from promptmem.distill.traces import Sampling, TraceRow, export_traces, sampling_report, traces_dataset
 from promptmem.distill.training import TrainConfig, grpo, reward_curve, sft
 from promptmem.evaluate import EvalConfig, claim_run_dir, make_eval_suite
 from promptmem.files import write_json
@@ -48,7 +48,10 @@ class DistillConfig:
     test_streams: int = 2  # held-out streams for the comparison
     test_seed: int = 4000
     budget: int | None = None  # notes budget (default: the suite's)
-    min_actor_score: float = 0.5  # SFT keeps actor rows scoring at least this (rejection sampling)
+    samples: int = 1  # rejection sampling: teacher samples per call (the greedy one and samples-1 at
+    #   sample_temperature); each row keeps the best by its role's reward
+    sample_temperature: float = 1.0
+    min_actor_score: float = 0.5  # SFT keeps actor rows scoring at least this
     min_writer_credit: float | None = None  # SFT keeps writes whose realized credit is at least this
     # GRPO phases in order, each the roles it trains for train.grpo_steps steps; e.g.
     # (("writer",), ("actor", "writer")): the writer first (against the teacher's frozen
@@ -56,6 +59,8 @@ class DistillConfig:
     schedule: tuple[tuple[str, ...], ...] = (("actor", "writer"),)
     horizon: int = 3  # writer credit: questions re-rolled after a write
     discovery_weight: float = 0.5  # actor reward: weight of discoveries that reach memory
+    writer_reward: str = "recall"  # GRPO writer reward: recall (notes recall of the next questions
+    #   where the suite knows their answers, no actor calls; credit elsewhere) | credit (re-rolled)
     format_weight: float = 0.2  # GRPO weight of the format shaping reward
     serve: str = "gguf"  # how the comparison serves students: gguf (students dequantized from an
     #   embedded GGUF are written back as GGUFs at the teacher's quantization and run by llama.cpp,
@@ -139,7 +144,9 @@ def distill(config: DistillConfig, teacher_lm: LMConfig, out: str | Path, *, lm=
 
     say(f"traces: the teacher over {len(streams)} streams")
     rows = export_traces(agent, streams, suite, lm, budget, STUDENT_FORMAT, out / "traces",
-                         horizon=config.horizon, run_adapter=adapter_for(teacher_lm.spec))
+                         horizon=config.horizon, run_adapter=adapter_for(teacher_lm.spec),
+                         sampling=Sampling(config.samples, config.sample_temperature))
+    write_json(out / "traces" / "sampling.json", sampling_report(rows, config.min_actor_score))
     dataset = out / "traces" / "dataset"
     if not dataset.is_dir():  # written aside and renamed: an interrupted save is redone
         partial = dataset.with_name("dataset.partial")
@@ -160,7 +167,8 @@ def distill(config: DistillConfig, teacher_lm: LMConfig, out: str | Path, *, lm=
         phase_rows = [r for r in rows if r.role in roles]
         rewards = RoleRewards(agent, phase_rows, streams, suite, lm, STUDENT_FORMAT,
                               run_adapter=adapter_for(teacher_lm.spec), horizon=config.horizon,
-                              discovery_weight=config.discovery_weight, judge=DiscoveryJudge())
+                              discovery_weight=config.discovery_weight, judge=DiscoveryJudge(),
+                              writer_reward=config.writer_reward)
         say(f"grpo phase {phase}/{len(config.schedule)}: {config.train.grpo_steps} steps on "
             f"{len(phase_rows)} prompts ({', '.join(roles)})")
         phase_dir = out / ("grpo" if phase == 1 else f"grpo-{phase}")

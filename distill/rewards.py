@@ -1,6 +1,8 @@
 """Role rewards for GRPO, built on the same scoring and memory code as the report and GEPA.
 
-- Writer credit (RIME / Memory-R2): a writer completion is applied to a copy of the memory
+- Writer recall: where the suite knows the next questions' answers, the notes recall of those
+  questions in the memory the write leaves (no actor calls: the cheap, clean writer signal).
+- Writer credit (RIME / Memory-R2), elsewhere: a writer completion is applied to a copy of the memory
   snapshot its prompt was rendered from, the actor answers the next k questions from that
   memory, and the reward is their mean score minus the recent-k baseline of the state,
   minus a penalty when the completion does not parse. Every completion of a GRPO group
@@ -24,6 +26,7 @@ from promptmem.programs.writers import Write
 
 from promptmem.feedback import holding_fact
 from promptmem.memory import InMemoryStore, Note, Snapshot
+from promptmem.recall import notes_recall
 from promptmem.tasks import Suite, Task
 
 AnswerFn = Callable[[str, Task], str]  # (rendered notes, task) -> answer
@@ -59,6 +62,16 @@ def writer_credit(state: WriterState, write: Write, answer_fn: AnswerFn, suite: 
     score = mean(suite.score(t, answer_fn(memory.render(t.question), t)).score
                  for t in questions) if questions else state.baseline
     return score - state.baseline - (parse_penalty if write.error else 0.0)
+
+
+def writer_recall(state: WriterState, write: Write, suite: Suite, parse_penalty: float = 0.5) -> float | None:
+    """Mean notes recall (``promptmem.recall``) of the next questions after this write, over
+    those whose answers the suite knows, minus ``parse_penalty`` when the write was (partly)
+    unusable; None when the suite knows none of them. No LM call."""
+    memory = memory_after(state, write)
+    known = [r for r in (notes_recall(suite.evidence(t), memory.render(t.question))
+                         for t in state.next_tasks if t.is_question) if r is not None]
+    return mean(known) - (parse_penalty if write.error else 0.0) if known else None
 
 
 def _by_id(notes: Sequence[Note]) -> dict[str, str]:

@@ -1,7 +1,8 @@
 """The GRPO reward over teacher trace rows: one function, two roles.
 
-- writer rows: ``writer_credit`` of the sampled write, re-rolled with the reward LM's actor
-  over the next ``horizon`` questions, from the row's memory snapshot;
+- writer rows: ``writer_recall`` of the sampled write over the next ``horizon`` questions, from
+  the row's memory snapshot, where the suite knows their answers (``writer_reward="recall"``);
+  else ``writer_credit``, re-rolled with the reward LM's actor;
 - actor rows: the sampled answer's score + ``discovery_weight`` × discovery of the write
   the reward LM's writer makes after that answer (ground truth where the suite has it, else
   ``judge`` run by the reward LM).
@@ -24,6 +25,7 @@ from promptmem.distill.rewards import (
     completion_text,
     memory_after,
     writer_credit,
+    writer_recall,
 )
 from promptmem.distill.traces import TraceRow, writer_state
 from promptmem.programs.writers import Write
@@ -41,7 +43,9 @@ class RoleRewards:
     def __init__(self, agent, rows: Sequence[TraceRow], streams: Sequence[Stream], suite: Suite,
                  lm: dspy.BaseLM, adapter: dspy.Adapter, *, run_adapter: dspy.Adapter | None = None,
                  horizon: int = 3, discovery_weight: float = 0.5, parse_penalty: float = 0.5,
-                 judge: DiscoveryFn | None = None):
+                 judge: DiscoveryFn | None = None, writer_reward: str = "recall"):
+        if writer_reward not in ("recall", "credit"):
+            raise ValueError(f"writer_reward must be recall or credit, not {writer_reward!r}")
         if any(r.role == "writer" for r in rows) and not hasattr(agent.writer, "to_write"):
             raise ValueError(f"GRPO writer credit needs a one-call writer (ops or notes), not "
                              f"{type(agent.writer).__name__}")
@@ -50,7 +54,7 @@ class RoleRewards:
         self.streams = {stream.id: stream for stream in streams}
         self.signatures = {name: p.signature for name, p in agent.named_predictors()}
         self.horizon, self.discovery_weight, self.parse_penalty = horizon, discovery_weight, parse_penalty
-        self.judge = judge
+        self.judge, self.writer_reward = judge, writer_reward
 
     def __call__(self, prompts, completions, row, **_) -> list[float]:
         return [self.reward(self.rows[i], completion_text(c)) for c, i in zip(completions, row)]
@@ -88,6 +92,9 @@ class RoleRewards:
         raw = (fields or {}).get(writer.output_field)
         write = writer.to_write(state.snapshot.notes, raw, state.budget) if raw is not None \
             else Write(error="unreadable completion")
+        recall = writer_recall(state, write, self.suite, self.parse_penalty) if self.writer_reward == "recall" else None
+        if recall is not None:
+            return recall
         return writer_credit(state, write, self._answer, self.suite, self.parse_penalty)
 
     def _answer(self, notes: str, task: Task) -> str:

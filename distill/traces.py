@@ -7,19 +7,25 @@ was rendered from (notes, budget, recent-k baseline), so GRPO can re-roll the wr
 write's realized credit in the teacher's own run. Rows are JSON lines, one file per stream,
 written when the stream ends (resumable); ``traces_dataset`` turns them into a
 ``datasets.Dataset``.
+
+Rejection sampling (``Sampling``): each call is sampled again at a temperature and the row
+keeps the best completion by its role's reward: an actor answer's score; a write's notes recall
+of the next questions (``rewards.writer_recall``). The greedy completion comes first and wins
+ties, so one sample, or a row no reward can rank, is the plain trace. The stream itself goes on
+with the greedy outputs: the memory every row starts from is the teacher's own.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from statistics import mean
 from typing import Callable
 
 import dspy
-from promptmem.distill.rewards import WriterState
+from promptmem.distill.rewards import WriterState, writer_recall
 
 from promptmem.memory import InMemoryStore, Note, Snapshot
 from promptmem.proposer import role_of
@@ -48,6 +54,8 @@ class TraceRow:
     baseline: float  # writer rows: mean score of the previous k questions (RIME's recent-k)
     credit: float | None = None  # writer rows: the teacher's next k question scores minus baseline
     task_id: str = ""  # the task's id in its stream
+    sample_rewards: list[float] = field(default_factory=list)  # rejection sampling: each sample's
+    #   reward, the greedy one first (empty: not sampled); the row holds the best sample
 
     @property
     def snapshot_id(self) -> str:
@@ -88,8 +96,52 @@ def writer_state(row: TraceRow, stream: Stream, horizon: int) -> WriterState:
                        baseline=row.baseline)
 
 
+@dataclass(frozen=True)
+class Sampling:
+    """Rejection sampling of the teacher: ``samples`` completions per call, the greedy one and
+    ``samples - 1`` at ``temperature`` (seeds 1, 2, …); a row keeps the best (see the module)."""
+
+    samples: int = 1
+    temperature: float = 1.0
+
+
+def _role_reward(agent, role: str, outputs: dspy.Prediction, state: WriterState, suite: Suite):
+    """(reward, write error) of one completion of a call, or None where no reward ranks it:
+    actor calls that answer are scored; a one-call writer's write by its notes recall."""
+    if role == "actor" and "answer" in outputs:
+        return suite.score(state.task, str(outputs["answer"]).strip()).score, ""
+    writer = agent.writer
+    if role == "writer" and hasattr(writer, "to_write") and writer.output_field in outputs:
+        write = writer.to_write(list(state.snapshot.notes), outputs[writer.output_field], state.budget)
+        recall = writer_recall(state, write, suite)
+        return None if recall is None else (recall, write.error)
+    return None
+
+
+def _best_sample(predictor, inputs: dict, greedy: dspy.Prediction, rank, sampling: Sampling):
+    """(best outputs, rewards of every sample, best's write error), or None when ``rank``
+    cannot rank the greedy completion."""
+    first = rank(greedy)
+    if first is None or sampling.samples < 2:
+        return None
+    candidates, ranked = [greedy], [first]
+    with dspy.context(trace=[]):
+        for seed in range(1, sampling.samples):
+            try:
+                sample = predictor(**inputs, config={"temperature": sampling.temperature, "seed": seed})
+            except Exception:  # noqa: BLE001 - an unusable sample is simply not kept
+                continue
+            scored = rank(sample)
+            if scored is not None:
+                candidates.append(sample)
+                ranked.append(scored)
+    best = max(range(len(ranked)), key=lambda i: ranked[i][0])  # the first best: greedy wins ties
+    return candidates[best], [reward for reward, _ in ranked], ranked[best][1]
+
+
 def trace_stream(agent, stream: Stream, suite: Suite, budget: int, adapter: dspy.Adapter,
-                 horizon: int = 3, on_task: Callable[[], None] | None = None) -> list[TraceRow]:
+                 horizon: int = 3, on_task: Callable[[], None] | None = None,
+                 sampling: Sampling = Sampling()) -> list[TraceRow]:
     """Run ``agent`` over ``stream`` (under the caller's LM) and return its calls as rows;
     ``on_task`` is called after each task."""
     names = {id(predictor): name for name, predictor in agent.named_predictors()}
@@ -99,15 +151,27 @@ def trace_stream(agent, stream: Stream, suite: Suite, budget: int, adapter: dspy
         with dspy.context(trace=[]):
             record = run_task(agent, task, position, suite, memory)
             calls = list(dspy.settings.trace)
+        baseline = recent_baseline([score for _, score in answered], horizon)
+        state = WriterState(snapshot, budget, task, next_questions_window(stream, position, horizon), baseline)
         for predictor, inputs, outputs in calls:
             name = names.get(id(predictor), "")
+            role = role_of(name) or name
+            score, write_error, rewards = record.score, record.write_error, []
+            best = _best_sample(predictor, inputs, outputs,
+                                lambda out: _role_reward(agent, role, out, state, suite), sampling)
+            if best:
+                outputs, rewards, error = best
+                if role == "actor":
+                    score = max(rewards)
+                else:
+                    write_error = error
             prompt = adapter.format(predictor.signature, predictor.demos, inputs)
             completion = adapter.format_assistant_message_content(predictor.signature, outputs.toDict())
             rows.append(TraceRow(
-                role=role_of(name) or name, predictor=name, stream_id=stream.id, position=position, task_id=task.id,
-                prompt=prompt, completion=completion, score=record.score,
-                write_error=record.write_error, notes=[[n.id, n.text] for n in snapshot.notes],
-                next_id=snapshot.next_id, budget=budget, baseline=recent_baseline([score for _, score in answered], horizon)))
+                role=role, predictor=name, stream_id=stream.id, position=position, task_id=task.id,
+                prompt=prompt, completion=completion, score=score,
+                write_error=write_error, notes=[[n.id, n.text] for n in snapshot.notes],
+                next_id=snapshot.next_id, budget=budget, baseline=baseline, sample_rewards=rewards))
         if record.score is not None:
             answered.append((position, record.score))
         if on_task:
@@ -124,11 +188,11 @@ def _realized_credit(row: TraceRow, answered: list[tuple[int, float]], k: int) -
 
 def export_traces(agent, streams: list[Stream], suite: Suite, lm: dspy.BaseLM, budget: int,
                   adapter: dspy.Adapter, out: str | Path, *, horizon: int = 3,
-                  run_adapter: dspy.Adapter | None = None,
+                  run_adapter: dspy.Adapter | None = None, sampling: Sampling = Sampling(),
                   show_progress: bool = True) -> list[TraceRow]:
     """Trace every stream into ``out/<stream>.jsonl`` (streams already there are read, not
     rerun) and return all rows. ``adapter`` formats the rows (the student's format);
-    ``run_adapter`` runs the teacher (default: the same)."""
+    ``run_adapter`` runs the teacher (default: the same); ``sampling``: rejection sampling."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     pending = [stream for stream in streams if not (out / f"{stream.id}.jsonl").is_file()]
@@ -137,12 +201,30 @@ def export_traces(agent, streams: list[Stream], suite: Suite, lm: dspy.BaseLM, b
         for stream in pending:
             with dspy.context(lm=lm, adapter=run_adapter or adapter):
                 traced = trace_stream(agent, stream, suite, budget, adapter, horizon,
-                                      on_task=lambda: progress.advance(bar))
+                                      on_task=lambda: progress.advance(bar), sampling=sampling)
             path = out / f"{stream.id}.jsonl"
             tmp = path.with_suffix(".partial")
             tmp.write_text("".join(json.dumps(r.to_json()) + "\n" for r in traced))
             tmp.rename(path)
     return [row for stream in streams for row in read_traces(out / f"{stream.id}.jsonl")]
+
+
+def sampling_report(rows: list[TraceRow], threshold: float) -> dict:
+    """Per role: rows, rows sampled, samples per call, and over the sampled rows the mean reward
+    and the share reaching ``threshold`` of the greedy completion (pass@1) and of the best
+    (pass@k) — for the actor, the teacher's pass rate with 1 and k samples."""
+    report = {}
+    for role in ("actor", "writer"):
+        sampled = [r.sample_rewards for r in rows if r.role == role and r.sample_rewards]
+        report[role] = {"rows": sum(r.role == role for r in rows), "sampled": len(sampled),
+                        "samples": max(map(len, sampled), default=1)}
+        if sampled:
+            report[role].update({
+                "greedy_reward": round(mean(s[0] for s in sampled), 4),
+                "best_reward": round(mean(max(s) for s in sampled), 4),
+                "pass_at_1": round(mean(s[0] >= threshold for s in sampled), 4),
+                "pass_at_k": round(mean(max(s) >= threshold for s in sampled), 4)})
+    return report
 
 
 def read_traces(path: str | Path) -> list[TraceRow]:

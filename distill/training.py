@@ -7,6 +7,7 @@ against ``trl vllm-serve``); multi-GPU / multi-node through ``accelerate launch`
 
 from __future__ import annotations
 
+import random
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +37,9 @@ class TrainConfig:
     save_steps: int = 10
     seed: int = 0
     gradient_checkpointing: bool = True  # recompute activations: less memory, more compute (~15% per SFT step, 135M on CPU)
-    prompts_per_step: int = 1  # GRPO: prompts (groups) per optimizer step (gradient accumulation)
+    prompts_per_step: int = 4  # GRPO: prompts (groups) per optimizer step (gradient accumulation)
+    max_resamples: int = 2  # GRPO dynamic sampling (DAPO): times a step's groups are generated again
+    #   with fresh prompts in place of the groups whose rewards were all equal (0: off)
 
 
 def _device_args() -> dict:
@@ -131,12 +134,67 @@ def grpo(model: Path, rows: Sequence[TraceRow], rewards: Sequence[Callable], out
                       max_completion_length=config.max_completion_tokens, temperature=config.temperature,
                       beta=config.beta, reward_weights=list(weights) if weights else None,
                       **vllm, **_common_args(config, out))
-    trainer = GRPOTrainer(model=str(model), reward_funcs=list(rewards), args=args, train_dataset=data,
-                          peft_config=_peft(config))
+    trainer = dynamic_sampling_trainer(GRPOTrainer)(
+        model=str(model), reward_funcs=list(rewards), args=args, train_dataset=data, peft_config=_peft(config),
+        max_resamples=config.max_resamples)
     return _train_and_save(trainer, out)
 
 
+def dynamic_sampling_trainer(base):
+    """``base`` (TRL's GRPOTrainer) with DAPO's dynamic sampling: a group whose rewards are all
+    equal has zero advantage and carries no gradient, so before a step trains, the prompts of
+    such groups are replaced by prompts drawn from the rest of the dataset and the step's
+    groups generated and scored again, up to ``max_resamples`` times. Groups still flat after
+    that stay in the step with zero advantage (no gradient). The step's reward metrics are those
+    of the groups it trains on. Logged per step:
+    ``dynamic_sampling/flat_groups`` (flat at the first generation), ``.../resamples`` and
+    ``.../skipped_groups`` (still flat). Single-process: a step's groups are all local."""
+
+    class DynamicSamplingGRPOTrainer(base):
+        def __init__(self, *args, max_resamples: int = 2, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.max_resamples = max_resamples
+            self._draw = random.Random(self.args.seed)
+
+        def _flat_groups(self, batch) -> list[int]:
+            spread = batch["advantages"].view(-1, self.num_generations).abs().amax(dim=1)
+            return [g for g, value in enumerate(spread.tolist()) if value < 1e-6]
+
+        def _generate_and_score_completions(self, inputs):
+            metrics = self._metrics["train"]
+            marks = {name: len(values) for name, values in metrics.items()}
+            batch = super()._generate_and_score_completions(inputs)
+            if not self.model.training:
+                return batch
+            flat, resamples, tried = self._flat_groups(batch), 0, {x["row"] for x in inputs}
+            first = len(flat)
+            while flat and resamples < self.max_resamples:
+                for name in list(metrics):  # the step logs the rewards of the groups it trains on
+                    del metrics[name][marks.get(name, 0):]
+                inputs, resamples = self._replace_groups(inputs, flat, tried), resamples + 1
+                tried |= {x["row"] for x in inputs}
+                batch = super()._generate_and_score_completions(inputs)
+                flat = self._flat_groups(batch)
+            for name, value in (("flat_groups", first), ("resamples", resamples), ("skipped_groups", len(flat))):
+                self._metrics["train"][f"dynamic_sampling/{name}"].append(float(value))
+            return batch
+
+        def _replace_groups(self, inputs: list[dict], groups: list[int], tried: set[int]) -> list[dict]:
+            """``inputs`` with ``groups`` given prompts not ``tried`` in this step (while any are left)."""
+            size = self.num_generations
+            fresh = [i for i, row in enumerate(self.train_dataset["row"]) if row not in tried]
+            replaced = list(inputs)
+            for g, i in zip(groups, self._draw.sample(fresh, min(len(groups), len(fresh)))):
+                replaced[g * size:(g + 1) * size] = [dict(self.train_dataset[i]) for _ in range(size)]
+            return replaced
+
+    return DynamicSamplingGRPOTrainer
+
+
 def reward_curve(log_history: list[dict]) -> list[dict]:
-    """(step, mean reward, reward std) of each logged GRPO step."""
-    return [{"step": e["step"], "reward": e["reward"], "reward_std": e.get("reward_std", 0.0)}
+    """(step, mean reward, reward std, groups skipped and resamples by dynamic sampling) of each
+    logged GRPO step."""
+    return [{"step": e["step"], "reward": e["reward"], "reward_std": e.get("reward_std", 0.0),
+             "skipped_groups": e.get("dynamic_sampling/skipped_groups", 0.0),
+             "resamples": e.get("dynamic_sampling/resamples", 0.0)}
             for e in log_history if "reward" in e and "step" in e]
