@@ -11,10 +11,12 @@ import random
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
-from promptmem.distill.traces import TraceRow
 from promptmem.files import write_json
+
+if TYPE_CHECKING:  # the rows' type only: training runs without DSPy (the GPU check)
+    from promptmem.distill.traces import TraceRow
 
 
 @dataclass(frozen=True)

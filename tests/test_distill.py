@@ -8,7 +8,7 @@ import pytest
 pytest.importorskip("trl", reason="the distill extra is not installed")
 
 from conftest import scripted_lm, typed_ops  # noqa: E402
-from tiny_student import make_tiny_student  # noqa: E402
+from promptmem.distill.scratch_student import make_scratch_student  # noqa: E402
 
 from datasets import load_from_disk  # noqa: E402
 
@@ -34,7 +34,7 @@ def differ(a, b) -> bool:
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     root = tmp_path_factory.mktemp("distill")
-    student = make_tiny_student(root / "student")
+    student = make_scratch_student(root / "student")
     config = DistillConfig(student=str(student), teacher="seed", writer="ops", train_streams=1, tasks=6,
                            test_streams=1, schedule=(("writer",), ("actor", "writer")),
                            train=TrainConfig(sft_epochs=2, sft_lr=3e-3, batch_size=4, lora=True,

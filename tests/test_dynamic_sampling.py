@@ -5,7 +5,7 @@ import pytest
 
 pytest.importorskip("trl", reason="the distill extra is not installed")
 
-from tiny_student import make_tiny_student  # noqa: E402
+from promptmem.distill.scratch_student import make_scratch_student  # noqa: E402
 
 from promptmem.distill.training import TrainConfig, grpo, reward_curve  # noqa: E402
 from promptmem.distill.traces import TraceRow  # noqa: E402
@@ -36,7 +36,7 @@ def train(tmp_path, spread: set[int], resamples: int) -> tuple[list[dict], Scrip
     reward = ScriptedReward(spread)
     config = TrainConfig(grpo_steps=1, generations=2, prompts_per_step=1, max_completion_tokens=8, lora=False,
                          save_steps=100, gradient_checkpointing=False, max_resamples=resamples, temperature=1.5)
-    out = grpo(make_tiny_student(tmp_path / "student"), rows(6), [reward], tmp_path / "grpo", config)
+    out = grpo(make_scratch_student(tmp_path / "student"), rows(6), [reward], tmp_path / "grpo", config)
     import json
 
     return reward_curve(json.loads((out.parent / "log.json").read_text())), reward

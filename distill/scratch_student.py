@@ -1,5 +1,6 @@
-"""A tiny randomly initialized causal LM with a tokenizer trained here: a student for tests
-that exercises the real SFT / GRPO / hf: code paths in seconds on CPU, with no download."""
+"""A randomly initialized causal LM with a BPE tokenizer trained on the spot from synthetic-suite
+text: a student made with no download, for the tests (tiny: the real SFT / GRPO / hf: paths in
+seconds on CPU) and the GPU check (larger: real step times)."""
 
 from __future__ import annotations
 
@@ -22,8 +23,9 @@ def corpus() -> list[str]:
     return lines
 
 
-def make_tiny_student(out: Path) -> Path:
-    """Save a 2-layer Qwen2-architecture model (random weights) and its tokenizer to ``out``."""
+def make_scratch_student(out: Path, hidden: int = 64, layers: int = 2, heads: int = 2, vocab: int = 600) -> Path:
+    """Save a Qwen2-architecture model (random weights; ``hidden`` wide, ``layers`` deep) and
+    its tokenizer (``vocab`` tokens at most) to ``out``."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM
 
@@ -31,12 +33,12 @@ def make_tiny_student(out: Path) -> Path:
     raw.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     raw.decoder = decoders.ByteLevel()
     raw.train_from_iterator(corpus(), trainers.BpeTrainer(
-        vocab_size=600, special_tokens=SPECIALS, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+        vocab_size=vocab, special_tokens=SPECIALS, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
     tokenizer = PreTrainedTokenizerFast(tokenizer_object=raw, unk_token="<unk>", pad_token="<pad>",
                                         eos_token="<|im_end|>", bos_token=None)
     tokenizer.chat_template = CHAT_TEMPLATE
-    config = Qwen2Config(vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=8192,
+    config = Qwen2Config(vocab_size=len(tokenizer), hidden_size=hidden, intermediate_size=2 * hidden, num_hidden_layers=layers,
+                         num_attention_heads=heads, num_key_value_heads=max(1, heads // 2), max_position_embeddings=8192,
                          eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id,
                          bos_token_id=None, tie_word_embeddings=True)
     Qwen2ForCausalLM(config).save_pretrained(out)

@@ -1,0 +1,105 @@
+"""The training path on a GPU, timed: SFT and GRPO steps in bf16 on a student made on the spot.
+
+A Qwen2-architecture student with random weights and a tokenizer trained from synthetic-suite
+text (``promptmem.distill.scratch_student``: no download), prompt/completion rows in the shape
+of the teacher's traces, and promptmem's own ``sft`` and ``grpo`` (TRL; dynamic sampling on;
+transformers generation: no vLLM). Reward: the gold answer in the completion, plus a small
+length term so a group has a spread. Needs torch, transformers, peft, accelerate, trl and
+datasets; not DSPy. Writes OUT/gpu_check.json: device, dtype, student size, seconds per SFT
+and GRPO step, wall time.
+
+    python benchmarks/gpu_check.py --out /tmp/gpu           # what benchmarks/gpu_check.sh runs
+    python benchmarks/gpu_check.py --hidden 64 --layers 2 --sft-steps 2 --grpo-steps 1   # a CPU smoke run
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from promptmem.distill.scratch_student import make_scratch_student
+from promptmem.distill.training import TrainConfig, grpo, sft
+from promptmem.files import write_json
+from promptmem.suites import make_suite
+
+
+@dataclass(frozen=True)
+class Row:
+    """A trace row's two fields training reads."""
+
+    prompt: list[dict]
+    completion: str
+    answer: str
+
+
+def question_rows(count: int) -> list[Row]:
+    """Actor-shaped rows from synthetic questions: observation and question in, JSON answer out."""
+    rows = []
+    for stream in make_suite("synthetic", tasks=24).streams(max(1, count // 12), seed=5000):
+        for task in stream.tasks:
+            if task.is_question and len(rows) < count:
+                prompt = [{"role": "system", "content": "Answer the question from the observation. Reply in JSON."},
+                          {"role": "user", "content": f"[[ ## observation ## ]]\n{task.observation}\n\n"
+                                                      f"[[ ## question ## ]]\n{task.question}"}]
+                rows.append(Row(prompt, json.dumps({"answer": task.answer[0]}), task.answer[0]))
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--hidden", type=int, default=1024)
+    parser.add_argument("--layers", type=int, default=12)
+    parser.add_argument("--heads", type=int, default=16)
+    parser.add_argument("--rows", type=int, default=96)
+    parser.add_argument("--sft-steps", type=int, default=20)
+    parser.add_argument("--grpo-steps", type=int, default=4)
+    parser.add_argument("--out", default="runs/gpu-check")
+    args = parser.parse_args()
+    import torch
+
+    out, start = Path(args.out), time.perf_counter()
+    student = make_scratch_student(out / "student", hidden=args.hidden, layers=args.layers, heads=args.heads, vocab=4000)
+    rows = question_rows(args.rows)
+    batch = 8
+    config = TrainConfig(sft_epochs=args.sft_steps * batch / len(rows), batch_size=batch, grpo_steps=args.grpo_steps,
+                         generations=8, prompts_per_step=4, max_completion_tokens=48, lora=True, save_steps=1000,
+                         gradient_checkpointing=False)
+    timings = {}
+    for stage, run in (("sft", lambda: sft(student, rows, out / "sft", config)),
+                       ("grpo", lambda: grpo(out / "sft" / "model", rows, [reward(rows)], out / "grpo", config))):
+        began = time.perf_counter()
+        run()
+        log = json.loads((out / stage / "log.json").read_text())
+        steps = max(entry.get("step", 0) for entry in log)
+        timings[stage] = {"steps": steps, "seconds": round(time.perf_counter() - began, 1),
+                          "seconds_per_step": round((time.perf_counter() - began) / max(steps, 1), 2)}
+    gpu = torch.cuda.is_available()
+    result = {"benchmark": "gpu_check", "device": torch.cuda.get_device_name(0) if gpu else "cpu",
+              "dtype": "bfloat16" if gpu else "float32", "torch": torch.__version__,
+              "student": {"hidden": args.hidden, "layers": args.layers,
+                          "parameters": sum(p.numel() for p in _model(out / "grpo" / "model").parameters())},
+              "rows": len(rows), **timings, "wall_seconds": round(time.perf_counter() - start, 1)}
+    write_json(out / "gpu_check.json", result)
+    print(json.dumps(result, indent=1))
+
+
+def reward(rows: list[Row]):
+    """TRL reward: 1 when the completion holds the row's answer, plus 0.01 per character up to 40."""
+    def gold_answer(prompts, completions, row, **_) -> list[float]:
+        texts = [c if isinstance(c, str) else c[-1]["content"] for c in completions]
+        return [float(rows[i].answer in text) + 0.01 * min(len(text), 40) for text, i in zip(texts, row)]
+
+    return gold_answer
+
+
+def _model(path: Path):
+    from transformers import AutoModelForCausalLM
+
+    return AutoModelForCausalLM.from_pretrained(path)
+
+
+if __name__ == "__main__":
+    main()
