@@ -23,9 +23,11 @@ def corpus() -> list[str]:
     return lines
 
 
-def make_scratch_student(out: Path, hidden: int = 64, layers: int = 2, heads: int = 2, vocab: int = 600) -> Path:
-    """Save a Qwen2-architecture model (random weights; ``hidden`` wide, ``layers`` deep) and
-    its tokenizer (``vocab`` tokens at most) to ``out``."""
+def make_scratch_student(out: Path, hidden: int = 64, layers: int = 2, heads: int = 2, vocab: int = 600,
+                         seed: int = 0) -> Path:
+    """Save a Qwen2-architecture model (random weights drawn with ``seed``; ``hidden`` wide,
+    ``layers`` deep) and its tokenizer (``vocab`` tokens at most) to ``out``."""
+    import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM
 
@@ -41,6 +43,7 @@ def make_scratch_student(out: Path, hidden: int = 64, layers: int = 2, heads: in
                          num_attention_heads=heads, num_key_value_heads=max(1, heads // 2), max_position_embeddings=8192,
                          eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id,
                          bos_token_id=None, tie_word_embeddings=True)
+    torch.manual_seed(seed)
     Qwen2ForCausalLM(config).save_pretrained(out)
     tokenizer.save_pretrained(out)
     return out

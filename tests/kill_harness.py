@@ -54,7 +54,25 @@ def optimize_target(out: str) -> None:
              lm=dspy.LM("scripted/world", engine=engine, cache=False), reflection_lm=reflection_lm())
 
 
-TARGETS = {"eval": eval_target, "optimize": optimize_target}
+def distill_target(out: str) -> None:
+    """Traces, SFT and GRPO (checkpoints every step) of the scratch student made beside ``out``."""
+    from conftest import scripted_lm, typed_ops
+
+    from promptmem.distill.pipeline import DistillConfig, distill
+    from promptmem.distill.training import TrainConfig
+    from promptmem.lm import LMConfig
+
+    lm = _slow(scripted_lm("42", {"operations": typed_ops("ADD session-store listens on port 3134")}), 0.01)
+    config = DistillConfig(student=str(Path(out).parent / "student"), train_streams=2, tasks=6,
+                           train=TrainConfig(sft_epochs=2, batch_size=4, grpo_steps=2, generations=2,
+                                             prompts_per_step=1, max_completion_tokens=12, save_steps=1,
+                                             gradient_checkpointing=False, max_resamples=0))
+    distill(config, LMConfig(spec="scripted", max_tokens=24), out, lm=lm, until="grpo", say=lambda _: None)
+
+
+TARGETS = {"eval": eval_target, "optimize": optimize_target, "distill": distill_target}
+DONE = {"eval": "streams/*/*.json", "optimize": "gepa/gepa_state.bin",
+        "distill": "traces/*.jsonl"}  # units of work a rerun must keep as they are
 
 
 def run(target: str, out: Path, kill_after: float | None = None) -> int | None:
@@ -81,22 +99,30 @@ def results(target: str, out: Path) -> dict:
                    for p in sorted((out / "streams").rglob("*.json"))}
         report = json.loads((out / "report.json").read_text())
         return {"streams": streams, "score": report["agent"]["score"]}
+    if target == "distill":
+        return {"traces": [p.read_text() for p in sorted((out / "traces").glob("*.jsonl"))],
+                **{stage: _weights(out / stage / "model") for stage in ("sft", "grpo")}}
     program = json.loads((out / "program.json").read_text())
     candidates = json.loads((out / "candidates.json").read_text())["candidates"]
     return {"program": program["state"], "candidates": [c["instructions"] for c in candidates]}
 
 
+def _weights(checkpoint: Path) -> dict[str, list]:
+    from safetensors.torch import load_file
+
+    return {name: tensor.flatten().tolist() for name, tensor in sorted(load_file(str(checkpoint / "model.safetensors")).items())}
+
+
 def finished_units(target: str, out: Path) -> dict[str, bytes]:
-    """Units of work already on disk (stream files; GEPA's checkpoint) and their bytes."""
-    pattern = "streams/*/*.json" if target == "eval" else "gepa/gepa_state.bin"
-    return {p.relative_to(out).as_posix(): p.read_bytes() for p in out.glob(pattern)}
+    """Units of work already on disk (stream files; GEPA's checkpoint; trace files) and their bytes."""
+    return {p.relative_to(out).as_posix(): p.read_bytes() for p in out.glob(DONE[target])}
 
 
 def kill_and_resume(target: str, out: Path, reference: dict, rng: random.Random, duration: float) -> dict:
     """Kill ``target`` at a random moment of an uninterrupted run's ``duration`` (past the first
     quarter, most of which is start-up), rerun it to the end; report what was kept."""
     killed = run(target, out, kill_after=rng.uniform(duration / 4, duration)) is None
-    before = finished_units(target, out) if target == "eval" else {}
+    before = finished_units(target, out) if target != "optimize" else {}
     stamps = {name: (out / name).stat().st_mtime_ns for name in before}
     run(target, out)
     kept = all((out / name).read_bytes() == data and (out / name).stat().st_mtime_ns == stamps[name]

@@ -1,5 +1,5 @@
 """SIGKILL at random moments: the rerun finishes, keeps what was done, and equals an
-uninterrupted run (eval and optimize, scripted LMs)."""
+uninterrupted run (eval, optimize and distill, scripted LMs; distill with a scratch student)."""
 
 import random
 import time
@@ -8,8 +8,13 @@ import pytest
 from kill_harness import kill_and_resume, results, run
 
 
-@pytest.mark.parametrize("target", ["eval", "optimize"])
+@pytest.mark.parametrize("target", ["eval", "optimize", "distill"])
 def test_killed_runs_resume_to_the_same_results(tmp_path, target):
+    if target == "distill":
+        pytest.importorskip("trl", reason="the distill extra is not installed")
+        from promptmem.distill.scratch_student import make_scratch_student
+
+        make_scratch_student(tmp_path / "student")
     start = time.perf_counter()
     run(target, tmp_path / "reference")
     duration = time.perf_counter() - start
