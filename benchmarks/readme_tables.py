@@ -93,6 +93,13 @@ def engine() -> str:
                   "reused share", "LM calls"], rows)
 
 
+def grammar() -> str:
+    return table(["model", "ms per token, grammar over the whole vocabulary", "grammar on the top 256 first",
+                  "speedup", "same output"],
+                 [[r["model"], f"{r['ms_per_token_full_grammar']:.1f}", f"{r['ms_per_token_top_k_grammar']:.1f}",
+                   f"{r['speedup']:.2f}×", r["same_output"]] for r in load("grammar")["rows"]])
+
+
 def store() -> str:
     return table(["store", "notes", "ADD ops/s", "UPDATE ops/s", "DELETE ops/s", "retrieval p50 (ms)", "p95 (ms)"],
                  [[r["store"], f"{r['notes']:,}", f"{r['add_ops_per_s']:,.0f}", f"{r['update_ops_per_s']:,.0f}",
@@ -133,7 +140,7 @@ def locomo() -> str:
                    f"{r['tokens_per_question']:,.0f}", f"{r['seconds_per_question']:.1f}"] for r in rows])
 
 
-TABLES = {"baseline": baseline, "writers": writers, "filter_actor": filter_actor, "faults": faults, "engine": engine, "store": store, "optimize": optimize,
+TABLES = {"baseline": baseline, "writers": writers, "filter_actor": filter_actor, "faults": faults, "engine": engine, "grammar": grammar, "store": store, "optimize": optimize,
           "distill": distill, "locomo": locomo}
 
 
