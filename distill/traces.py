@@ -121,8 +121,8 @@ def _role_reward(agent, role: str, outputs: dspy.Prediction, state: WriterState,
 def _best_sample(predictor, inputs: dict, greedy: dspy.Prediction, rank, sampling: Sampling):
     """(best outputs, rewards of every sample, best's write error), or None when ``rank``
     cannot rank the greedy completion."""
-    first = rank(greedy)
-    if first is None or sampling.samples < 2:
+    first = rank(greedy) if sampling.samples > 1 else None
+    if first is None:
         return None
     candidates, ranked = [greedy], [first]
     with dspy.context(trace=[]):
