@@ -75,7 +75,7 @@ def main() -> None:
     result = {"benchmark": "optimize", "config": asdict(config), "lm": asdict(task),
               "reflection_lm": asdict(reflection),
               "wall_seconds_this_invocation": round(time.perf_counter() - start, 1), **summary,
-              "recall_vs_score": recall_vs_score([Path(args.out_run) / "test" / label for label in ("seed", "optimized")])}
+              "recall_vs_score": recall_vs_score([Path(args.out_run) / "test" / label for label in summary["test"]])}
     Path(args.out).write_text(json.dumps(result, indent=2))
     print(json.dumps({k: result[k] for k in ("metric_calls", "seed_val_score", "best_val_score", "test",
                                               "recall_vs_score")}, indent=1))

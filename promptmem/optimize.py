@@ -154,8 +154,9 @@ def _plot_curve(results, out: Path) -> None:
     plt.close(fig)
 
 
-def _compare(config: OptimizeConfig, lm_config: LMConfig, out: Path, lm) -> dict:
-    """Seed vs optimized on the held-out streams (files: the streams after train and val)."""
+def _compare(config: OptimizeConfig, lm_config: LMConfig, out: Path, lm, changed: bool = True) -> dict:
+    """Seed vs optimized on the held-out streams (files: the streams after train and val); the
+    seed alone when GEPA accepted no candidate (``changed`` False: the same program twice)."""
     synthetic = config.suite == "synthetic"
     held_out = {"seed": config.seed + 2, "tasks": config.test_tasks} if synthetic else {
         "seed": config.train + config.val, "data": config.data}
@@ -165,7 +166,7 @@ def _compare(config: OptimizeConfig, lm_config: LMConfig, out: Path, lm) -> dict
                                        streams=config.test, budget=config.notes_budget,
                                        threads=config.threads, **held_out), lm_config, lm)
                for label, agent in (("seed", config.agent), ("optimized", str(out / "program.json")))]
-    return compare(entries, out, runs=out / "test")
+    return compare(entries if changed else entries[:1], out, runs=out / "test")
 
 
 def _examples(streams: list[Stream]) -> list[dspy.Example]:
@@ -232,6 +233,7 @@ def optimize(config: OptimizeConfig, lm_config: LMConfig, reflection: LMConfig, 
                "best_val_score": results.val_aggregate_scores[results.best_idx],
                "seed_val_score": results.val_aggregate_scores[0],
                "seed_instructions": instructions(program), "optimized_instructions": instructions(optimized)}
-    summary["test"] = _compare(config, lm_config, out, lm) if config.test else {}
+    changed = summary["optimized_instructions"] != summary["seed_instructions"]
+    summary["test"] = _compare(config, lm_config, out, lm, changed) if config.test else {}
     write_json(out / "summary.json", summary)
     return summary
