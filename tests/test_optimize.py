@@ -166,3 +166,10 @@ def test_gepa_default_proposer_still_works(tmp_path):
     summary = optimize(config, LMConfig(spec="dummy/task"), LMConfig(spec="dummy/reflect"), tmp_path,
                        lm=task_lm, reflection_lm=reflection_lm())
     assert summary["optimized_instructions"]["agent.writer.predict"] == NEW
+
+
+def test_when_no_candidate_is_accepted_the_held_out_comparison_runs_the_seed_once(tmp_path):
+    useless = "Be careful."  # the scripted writer ignores it: no candidate can beat the seed
+    summary = run(tmp_path, DummyLM([{"new_instruction": useless, "rule": useless}] * 50, adapter=dspy.JSONAdapter()))
+    assert summary["optimized_instructions"] == summary["seed_instructions"]
+    assert set(summary["test"]) == {"seed"} and not (tmp_path / "test" / "optimized").exists()
