@@ -38,7 +38,10 @@ def main() -> None:
     parser.add_argument("--grpo-steps", type=int, default=12)
     parser.add_argument("--grpo-lr", type=float, default=2e-5, help="LoRA learning rate for GRPO")
     parser.add_argument("--generations", type=int, default=4)
-    parser.add_argument("--prompts-per-step", type=int, default=1, help="GRPO groups per optimizer step")
+    parser.add_argument("--prompts-per-step", type=int, default=4, help="GRPO groups per optimizer step")
+    parser.add_argument("--max-resamples", type=int, default=2, help="GRPO dynamic sampling: regenerations of flat groups")
+    parser.add_argument("--samples", type=int, default=1, help="rejection sampling: teacher samples per call")
+    parser.add_argument("--serve", default="gguf", help="students in the comparison: gguf (the teacher's engine) | hf")
     parser.add_argument("--discovery-weight", type=float, default=0.0,
                         help="0 skips the writer call per sampled answer (CPU budget)")
     parser.add_argument("--threads", type=int, default=None, help="CPU threads for the local teacher")
@@ -47,10 +50,11 @@ def main() -> None:
     args = parser.parse_args()
     config = DistillConfig(student=args.student, teacher=args.teacher, train_streams=args.train_streams,
                            tasks=args.tasks, test_streams=args.test_streams, horizon=2,
-                           discovery_weight=args.discovery_weight,
+                           discovery_weight=args.discovery_weight, samples=args.samples, serve=args.serve,
                            train=TrainConfig(sft_epochs=args.sft_epochs, batch_size=2, grpo_steps=args.grpo_steps,
                                              grpo_lr=args.grpo_lr,
                                              generations=args.generations, prompts_per_step=args.prompts_per_step,
+                                             max_resamples=args.max_resamples,
                                              max_completion_tokens=160, gradient_checkpointing=False))
     teacher = LMConfig(spec=args.lm, max_tokens=160, threads=args.threads)
     start = time.perf_counter()
