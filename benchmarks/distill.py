@@ -23,7 +23,7 @@ from promptmem.distill.pipeline import DistillConfig, distill
 from promptmem.distill.training import TrainConfig
 from promptmem.lm import LMConfig
 
-OPTIMIZED = Path("runs/bench-optimize/program.json")
+OPTIMIZED = Path("runs/bench-optimize-facts/program.json")
 
 
 def main() -> None:

@@ -49,7 +49,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lm", default="local:qwen2.5-coder-0.5b")
     parser.add_argument("--reflection-lm", default="local:qwen2.5-coder-1.5b")
-    parser.add_argument("--writer", default="ops")
+    parser.add_argument("--writer", default="facts")
     parser.add_argument("--budget", default="40", help="GEPA metric calls")
     parser.add_argument("--objective", default="recall", help="recall (writer alone) | continual")
     parser.add_argument("--proposer", default="compact", help="compact | gepa")
@@ -61,7 +61,7 @@ def main() -> None:
     parser.add_argument("--test-tasks", type=int, default=24)
     parser.add_argument("--seed", type=int, default=2000, help="held out: tests use seeds < 1000")
     parser.add_argument("--threads", type=int, default=None, help="CPU threads per local model (default: all)")
-    parser.add_argument("--out-run", default="runs/bench-optimize")
+    parser.add_argument("--out-run", default="runs/bench-optimize-facts")
     parser.add_argument("--out", default="benchmarks/results/optimize.json")
     args = parser.parse_args()
     config = OptimizeConfig(writer=args.writer, budget=args.budget, train=args.train, val=args.val,
