@@ -19,7 +19,7 @@ def buffer_ops(buffer: list[Note], text: str, capacity: int) -> list[Op]:
     for note in buffer:
         if size + len(text) <= capacity:
             break
-        ops.append(Op("DELETE", note_id=note.id))
+        ops.append(Op("DELETE", note_id=note.id, eviction=True))
         size -= len(note.text)
     return ops + [Op("ADD", text=text)]
 

@@ -94,7 +94,7 @@ def upsert_ops(notes: Sequence[Note], facts: Sequence[KeyFact], budget: int) -> 
         if size <= budget:
             break
         if key and key not in touched:
-            evict.append(Op("DELETE", note_id=note.id))
+            evict.append(Op("DELETE", note_id=note.id, eviction=True))
             size -= len(note.text)
     writes = [Op("UPDATE", texts[k], table[k][0], importance) if table[k][0] else Op("ADD", texts[k], None, importance)
               for k, importance in touched.items()]

@@ -6,6 +6,7 @@ would exceed the budget is rejected with its reason, and the notes stay as they 
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
@@ -34,12 +35,14 @@ class Note:
 class Op:
     """One memory edit. ADD needs ``text``; UPDATE needs ``note_id`` and ``text`` (the same
     text confirms the note); DELETE needs ``note_id``; NOOP needs nothing. ``importance``
-    (1-5) rates an ADD or UPDATE; None keeps the note's (or the default)."""
+    (1-5) rates an ADD or UPDATE; None keeps the note's (or the default). ``eviction`` marks a
+    DELETE that a writer's code makes to stay within the budget (not the model's choice)."""
 
     kind: OpKind
     text: str = ""
     note_id: str | None = None
     importance: int | None = None
+    eviction: bool = False
 
 
 @dataclass(frozen=True)
@@ -69,7 +72,8 @@ class OpResult:
     note_id: str | None = None
 
     def to_json(self) -> dict:
-        op = {k: v for k, v in asdict(self.op).items() if k != "importance" or v is not None}
+        op = {k: v for k, v in asdict(self.op).items()
+              if (k != "importance" or v is not None) and (k != "eviction" or v)}
         return {**op, "applied": self.applied, "reason": self.reason,
                 "result_id": self.note_id}
 
@@ -126,11 +130,17 @@ def shown_ids(text: object) -> list[str]:
     return NOTE_LINE.findall(text) if isinstance(text, str) else []
 
 
+def note_as_data(text: str) -> str:
+    """``text`` as shown in a prompt: verbatim, unless one of its lines reads like a note line
+    (``[id] ...``); then as one quoted JSON string, so it cannot pass for another note."""
+    return json.dumps(text, ensure_ascii=False) if NOTE_LINE.search(text) else text
+
+
 def format_notes(notes: Sequence[Note], times: bool = False) -> str:
-    """``[id] text`` one per line ("" for none); with ``times``, ``[id] (label) text`` for
-    notes that know when they were written."""
-    return "\n".join(f"[{note.id}] " + (f"({note.written}) " if times and note.written else "") + note.text
-                     for note in notes)
+    """``[id] text`` one per line ("" for none; text through ``note_as_data``); with ``times``,
+    ``[id] (label) text`` for notes that know when they were written."""
+    return "\n".join(f"[{note.id}] " + (f"({note.written}) " if times and note.written else "")
+                     + note_as_data(note.text) for note in notes)
 
 
 Retriever = Callable[[str, Sequence[Note], int], list[Note]]  # (query, notes, k) -> top-k notes
@@ -170,11 +180,12 @@ class NotesView(Protocol):
 
 def delete_cap_reasons(ops: Sequence[Op], cap: int | None) -> list[str]:
     """Per op, why a store's DELETE cap rejects it ("" if it does not): every DELETE of one
-    write past the first ``cap`` (None: no cap)."""
+    write past the first ``cap`` (None: no cap); budget evictions are not counted."""
     reasons, deletes = [], 0
     for op in ops:
-        deletes += op.kind == "DELETE"
-        over = cap is not None and op.kind == "DELETE" and deletes > cap
+        chosen = op.kind == "DELETE" and not op.eviction
+        deletes += chosen
+        over = cap is not None and chosen and deletes > cap
         reasons.append(f"over the cap of {cap} DELETEs per write" if over else "")
     return reasons
 

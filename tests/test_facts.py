@@ -59,7 +59,7 @@ def test_separators_in_model_text_cannot_break_a_note():
 def test_past_the_budget_the_least_recently_written_subjects_go_first():
     notes = [Note("n1", "old: a = 1"), Note("n2", "mid: a = 2"), Note("n3", "raw observation text")]
     ops = upsert_ops(notes, [fact("new", "port", "8080"), fact("mid", "a", "3")], budget=46)
-    assert ops == [Op("DELETE", note_id="n1"), Op("ADD", "new: port = 8080", None, 3), Op("UPDATE", "mid: a = 3", "n2", 3)]
+    assert ops == [Op("DELETE", note_id="n1", eviction=True), Op("ADD", "new: port = 8080", None, 3), Op("UPDATE", "mid: a = 3", "n2", 3)]
     store = InMemoryStore(46)
     store.apply([Op("ADD", n.text) for n in notes])
     assert all(r.applied for r in store.apply(ops))

@@ -64,6 +64,7 @@ def test_append_raw_is_a_recency_buffer(synthetic_suite):
     last = stream.tasks[-1].observation
     assert result.final_notes[-1]["text"] == last[:300]
     assert sum(len(n["text"]) for n in result.final_notes) <= 300
+    assert any(op.get("eviction") for r in result.records for op in r.ops)
     assert all(r.calls == (1 if r.question else 0) for r in result.records)
 
 
