@@ -79,6 +79,14 @@ ENGINE_PATHS = {"shared": "one shared context (before)", "per-role": "one contex
                 "per-role + recall": "per family + `--objective recall` (writer alone)"}
 
 
+def hostile() -> str:
+    return table(["writer", "condition", "score", "kept vs clean", "notes recall", "attacked / cut",
+                  "DELETEs rejected"],
+                 [[r["writer"], r["condition"], f"{r['score']:.3f}", maybe(r["score_kept"], "{:.0%}"),
+                   maybe(r["notes_recall"]), f"{r['attacked']} / {r['observations_cut']}", str(r["deletes_rejected"])]
+                  for r in load("hostile")["rows"]])
+
+
 def engine() -> str:
     rows = []
     for spec, model in load("engine")["models"].items():
@@ -140,7 +148,8 @@ def locomo() -> str:
                    f"{r['tokens_per_question']:,.0f}", f"{r['seconds_per_question']:.1f}"] for r in rows])
 
 
-TABLES = {"baseline": baseline, "writers": writers, "filter_actor": filter_actor, "faults": faults, "engine": engine, "grammar": grammar, "store": store, "optimize": optimize,
+TABLES = {"baseline": baseline, "writers": writers, "filter_actor": filter_actor, "faults": faults, "hostile": hostile,
+          "engine": engine, "grammar": grammar, "store": store, "optimize": optimize,
           "distill": distill, "locomo": locomo}
 
 
