@@ -10,7 +10,7 @@ import dspy
 
 from promptmem.files import write_json
 from promptmem.programs.actor import ACTORS, Actor
-from promptmem.programs.baselines import AppendRawWriter
+from promptmem.programs.baselines import AppendRawWriter, ForwardWriter
 from promptmem.programs.facts import FactsWriter
 from promptmem.programs.hybrid import HybridWriter
 from promptmem.programs.mem0_style import Mem0StyleWriter
@@ -22,7 +22,11 @@ AGENTS = {
     "no-memory": "the actor alone, with empty notes: the reference for memory gain",
     "append-raw": "the actor over a recency buffer of raw observations (no LM writer)",
     "full-context": "the actor over the whole history, cut to the LM's context window (no budget)",
+    "mem0": "the actor over the real mem0 library (mem0ai 2.2.1, the `peers` extra): each observation goes "
+            "to mem0's Memory.add (one LLM extraction call; mem0 2.x only adds), each question's notes are "
+            "Memory.search's top-k",
 }
+MEM0_AGENT = "mem0"  # its memory must be a promptmem.mem0_store.Mem0Store
 
 
 class MemoryAgent(dspy.Module):
@@ -60,6 +64,8 @@ def build_agent(name: str, writer: str = "ops", buffer_share: float = 0.0, actor
     if name in ("append-raw", "full-context"):
         return MemoryAgent(ACTORS[actor](), AppendRawWriter(), name, "append-raw",
                            fills_window=name == "full-context", **kind)
+    if name == MEM0_AGENT:
+        return MemoryAgent(ACTORS[actor](), ForwardWriter(), name, "forward", **kind)
     if name == "seed":
         if writer not in WRITERS:
             raise ValueError(f"unknown writer {writer!r}; known: {', '.join(WRITERS)}")

@@ -30,3 +30,13 @@ class AppendRawWriter(dspy.Module):
 
     def forward(self, notes, task, answer, outcome, budget) -> Write:
         return Write(buffer_ops(list(notes), task.observation.strip(), budget) or [Op("NOOP")])
+
+
+class ForwardWriter(dspy.Module):
+    """Hands each observation, whole, to the store as one ADD, for a store that extracts its
+    own memories from what it is given (``promptmem.mem0_store.Mem0Store``); NOOP when there
+    is none."""
+
+    def forward(self, notes, task, answer, outcome, budget) -> Write:
+        text = task.observation.strip()
+        return Write([Op("ADD", text=text)] if text else [Op("NOOP")])

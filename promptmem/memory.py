@@ -87,15 +87,26 @@ class Snapshot:
     trace_len: int
 
 
+class WriteFailed(RuntimeError):
+    """A store could not make a write; ``results`` are those of the ops applied before it."""
+
+    def __init__(self, message: str, results: Sequence[OpResult] = ()):
+        super().__init__(message)
+        self.results = list(results)
+
+
 @runtime_checkable
 class Memory(Protocol):
     """The memory protocol every store implements.
 
     ``notes`` lists the notes least recently written first (an UPDATE moves a note to the
-    end). ``apply`` applies ops in order and returns one result per op; a rejected op changes
-    nothing; ``when`` dates the notes it writes. ``render`` formats the notes for a prompt
-    (``query`` lets a retrieving store choose what to show; with ``show_time`` each note says
-    when it was written). ``trace`` is the JSON-serializable list of every op result so far.
+    end). ``apply`` applies ops in order and returns one result per op (a store that derives
+    its notes from what it is given, like mem0's, returns one per note it wrote); a rejected op
+    changes nothing; a write that cannot be made at all (an external memory's LM call failed)
+    raises ``WriteFailed``; ``when`` dates the notes it writes. ``render`` formats the notes
+    for a prompt (``query`` lets a retrieving store choose what to show; with ``show_time``
+    each note says when it was written). ``trace`` is the JSON-serializable list of every op
+    result so far.
     """
 
     budget: int

@@ -9,7 +9,7 @@ from typing import Any, Callable
 import dspy
 from dspy.utils.usage_tracker import track_usage
 
-from promptmem.memory import EMPTY_NOTES, InMemoryStore, Memory, When
+from promptmem.memory import EMPTY_NOTES, InMemoryStore, Memory, When, WriteFailed
 from promptmem.programs.writers import Write
 from promptmem.recall import notes_recall
 from promptmem.tasks import Stream, Suite, Task
@@ -86,7 +86,8 @@ def when_of(task: Task, position: int) -> When:
 
 
 def run_task(agent, task: Task, position: int, suite: Suite, memory: Memory, act: bool = True) -> TaskRecord:
-    """One step. LM failures are recorded, never raised: the stream goes on. With
+    """One step. LM failures (the actor's, the writer's, a store's ``WriteFailed``) are
+    recorded, never raised: the stream goes on. With
     ``act=False`` the actor is not called (a writer-only run: notes recall, no score)."""
     start = time.perf_counter()
     answer = outcome = recall = None
@@ -108,7 +109,10 @@ def run_task(agent, task: Task, position: int, suite: Suite, memory: Memory, act
                 write = agent.writer(memory.notes(), task, answer, outcome, memory.budget)
             except Exception as err:  # noqa: BLE001
                 write = Write(error=f"writer failed: {_describe(err)}")
-    results = memory.apply(write.ops, step=task.id, when=when_of(task, position))
+        try:  # inside the tracker: a store's own LM calls (mem0's) count in the step's cost
+            results = memory.apply(write.ops, step=task.id, when=when_of(task, position))
+        except WriteFailed as err:
+            results, write = err.results, write.with_error(f"memory write failed: {err}")
     usage = _usage(tracker)
     notes = memory.notes()
     return TaskRecord(
