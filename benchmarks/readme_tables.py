@@ -59,6 +59,10 @@ def writers() -> str:
     return synthetic_rows(load("writers")["rows"], notes_recall=True)
 
 
+def mem0() -> str:
+    return synthetic_rows(load("mem0")["rows"], notes_recall=True)
+
+
 def filter_actor() -> str:
     return synthetic_rows(load("filter_actor")["rows"], notes_recall=True)
 
@@ -148,7 +152,7 @@ def locomo() -> str:
                    f"{r['tokens_per_question']:,.0f}", f"{r['seconds_per_question']:.1f}"] for r in rows])
 
 
-TABLES = {"baseline": baseline, "writers": writers, "filter_actor": filter_actor, "faults": faults, "hostile": hostile,
+TABLES = {"baseline": baseline, "writers": writers, "filter_actor": filter_actor, "mem0": mem0, "faults": faults, "hostile": hostile,
           "engine": engine, "grammar": grammar, "store": store, "optimize": optimize,
           "distill": distill, "locomo": locomo}
 
