@@ -24,7 +24,7 @@ import dspy
 
 from promptmem.embedding import model_dir
 from promptmem.llama_server import llama_server
-from promptmem.lm import LOCAL_PREFIX, LMConfig, local_gguf
+from promptmem.lm import LMConfig, local_gguf
 from promptmem.local_models import cache_dir
 from promptmem.memory import (
     NO_MATCH,
@@ -81,12 +81,12 @@ def hosted_endpoint(config: LMConfig) -> Endpoint:
 
 
 def check_setup(config: LMConfig) -> None:
-    """Fail before a run starts if mem0 is not installed (ImportError) or cannot call
-    ``config.spec`` offline (ValueError)."""
+    """Fail before a run starts if mem0 is not installed (ImportError), the local GGUF is
+    missing (LocalModelError) or mem0 cannot call ``config.spec`` offline (ValueError)."""
     mem0_memory_class()
     if os.environ.get("OPENROUTER_API_KEY"):
         raise ValueError("mem0 sends every LLM call to OpenRouter while OPENROUTER_API_KEY is set: unset it")
-    if config.spec != LOCAL_PREFIX and not config.spec.startswith(f"{LOCAL_PREFIX}:"):
+    if local_gguf(config.spec) is None:  # the same rule llm_endpoint follows
         hosted_endpoint(config)
 
 
