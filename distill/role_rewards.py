@@ -21,6 +21,7 @@ from typing import Sequence
 import dspy
 from promptmem.distill.rewards import (
     DiscoveryFn,
+    WriterState,
     actor_reward,
     completion_text,
     memory_after,
@@ -31,6 +32,15 @@ from promptmem.distill.traces import TraceRow, writer_state
 from promptmem.programs.writers import Write
 
 from promptmem.tasks import Stream, Suite, Task
+
+
+def check_one_call_writer(agent) -> None:
+    """GRPO re-rolls a write from one completion: an agent's writer that calls the LM must
+    make one call (ops, facts, notes); writers in code (append-raw) make none."""
+    writer = agent.writer
+    if writer is not None and writer.predictors() and not hasattr(writer, "to_write"):
+        raise ValueError(f"GRPO writer credit needs a one-call writer (ops, facts or notes), not "
+                         f"{type(writer).__name__}")
 
 
 class RoleRewards:
@@ -46,9 +56,8 @@ class RoleRewards:
                  judge: DiscoveryFn | None = None, writer_reward: str = "recall"):
         if writer_reward not in ("recall", "credit"):
             raise ValueError(f"writer_reward must be recall or credit, not {writer_reward!r}")
-        if any(r.role == "writer" for r in rows) and not hasattr(agent.writer, "to_write"):
-            raise ValueError(f"GRPO writer credit needs a one-call writer (ops or notes), not "
-                             f"{type(agent.writer).__name__}")
+        if any(r.role == "writer" for r in rows):
+            check_one_call_writer(agent)
         self.agent, self.rows, self.suite, self.lm, self.adapter = agent, list(rows), suite, lm, adapter
         self.run_adapter = run_adapter or adapter
         self.streams = {stream.id: stream for stream in streams}
@@ -86,12 +95,22 @@ class RoleRewards:
                 return self._writer_reward(row, fields)
             return self._actor_reward(row, fields)
 
-    def _writer_reward(self, row: TraceRow, fields: dict | None) -> float:
+    def _write(self, row: TraceRow, fields: dict | None) -> tuple[WriterState, Write]:
         state = writer_state(row, self.streams[row.stream_id], self.horizon)
         writer = self.agent.writer
         raw = (fields or {}).get(writer.output_field)
         write = writer.to_write(state.snapshot.notes, raw, state.budget) if raw is not None \
             else Write(error="unreadable completion")
+        return state, write
+
+    def writer_recall(self, row: TraceRow, text: str) -> float | None:
+        """The writer row's completion's notes recall reward (no LM call), or None where the
+        suite knows none of the next questions' answers."""
+        state, write = self._write(row, self._parse(row, text))
+        return writer_recall(state, write, self.suite, self.parse_penalty)
+
+    def _writer_reward(self, row: TraceRow, fields: dict | None) -> float:
+        state, write = self._write(row, fields)
         recall = writer_recall(state, write, self.suite, self.parse_penalty) if self.writer_reward == "recall" else None
         if recall is not None:
             return recall

@@ -352,6 +352,52 @@ def memory_rollback(path: Path, to: int = typer.Option(..., help="History row (s
     console.print(f"rolled back to seq {to}: {len(store.notes())} notes")
 
 
+export_app = typer.Typer(help="Export promptmem streams to other tools.", no_args_is_help=True)
+app.add_typer(export_app, name="export")
+
+EXPORT_EXAMPLES = """[bold]Examples[/bold]\n
+  promptmem export verifiers --streams 64 --tasks 12 --writer facts --out envs/promptmem-synthetic\n
+  pip install -e envs/promptmem-synthetic\n
+  vf-eval promptmem-synthetic -m MODEL --client.base-url http://127.0.0.1:8000/v1 -n 2 --no-push"""
+
+
+@export_app.command("verifiers", epilog=EXPORT_EXAMPLES)
+def export_verifiers_command(
+    suite: str = typer.Option("synthetic", help="Task suite: synthetic | jsonl | locomo."),
+    data: Optional[Path] = typer.Option(None, help="jsonl, locomo: the data file (copied into the package)."),
+    agent: str = typer.Option("seed", help="seed | no-memory | append-raw | PATH.json (a saved program, copied into the package): whose actor and writer prompts the policy answers."),
+    writer: str = typer.Option("ops", help="Seed agent's writer: ops | facts | notes (one call per write, as GRPO needs)."),
+    actor: str = typer.Option("plain", help="plain | filter."),
+    streams: int = typer.Option(8, min=1, help="Streams in the package: one rollout each."),
+    seed: int = typer.Option(0, help="Which streams (synthetic: the generator's seed; files: the first stream's index)."),
+    tasks: Optional[int] = typer.Option(None, min=2, help="Synthetic: tasks per stream (default 24)."),
+    budget: Optional[int] = typer.Option(None, min=1, help="Notes budget in characters (default: the suite's)."),
+    questions: Optional[int] = typer.Option(None, min=1, help="locomo: an evenly spaced sample of N questions per conversation."),
+    max_observation: Optional[int] = typer.Option(None, min=1, help="Cut observations to this many characters."),
+    horizon: int = typer.Option(3, min=1, help="The writer's reward looks at the next N questions."),
+    writer_weight: float = typer.Option(0.5, min=0.0, help="Weight of the `writer` reward beside `score` (weight 1)."),
+    name: Optional[str] = typer.Option(None, help="Package and taskset id (default promptmem-SUITE)."),
+    out: Path = typer.Option(..., help="Directory to write the package into (new or empty)."),
+) -> None:
+    """Write SUITE's streams as a verifiers environment package (verifiers 0.4.0, the
+    verifiers.v1 API prime-rl consumes; the `peers` extra).
+
+    One rollout is one stream: every actor and writer call of the agent is one turn of the
+    policy, in a fresh context; the notes carry across the stream's tasks. Rewards: `score`
+    (the suite's score of the answers) and `writer` (notes recall of the next questions where
+    the suite knows the answers, else the realized credit) -- the functions promptmem's GRPO uses.
+    """
+    from promptmem.evaluate import EvalConfig
+    from promptmem.export_verifiers import export_verifiers
+
+    config = EvalConfig(suite=suite, data=str(data) if data else None, agent=agent, writer=writer, actor=actor,
+                        streams=streams, seed=seed, tasks=tasks, budget=budget, questions=questions,
+                        max_observation=max_observation)
+    with user_errors():
+        package = export_verifiers(config, out, name=name, horizon=horizon, writer_weight=writer_weight)
+    console.print(f"[green]wrote[/green] {package} (see its README.md); install it with `pip install -e {package}`")
+
+
 @app.command("suites")
 def suites_command() -> None:
     """List the task suites."""
