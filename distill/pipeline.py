@@ -28,7 +28,7 @@ from promptmem.evaluate import EvalConfig, claim_run_dir, make_eval_suite
 from promptmem.files import write_json
 from promptmem.lm import HF_PREFIX, LOCAL_PREFIX, LMConfig, adapter_for, local_gguf, make_lm
 from promptmem.local_models import model_path
-from promptmem.programs.agent import resolve_agent
+from promptmem.programs.agent import in_process, resolve_agent
 from promptmem.programs.judge import DiscoveryJudge
 
 STUDENT_FORMAT = adapter_for(HF_PREFIX)  # how traces are rendered and students are read
@@ -137,7 +137,7 @@ def distill(config: DistillConfig, teacher_lm: LMConfig, out: str | Path, *, lm=
                       budget=config.budget, threads=1)
     suite = make_eval_suite(base)
     budget = config.budget or suite.notes_budget
-    agent = resolve_agent(config.teacher, config.writer)
+    agent = in_process(resolve_agent(config.teacher, config.writer), "distill")
     lm = lm or make_lm(teacher_lm)
     claim_run_dir(out, {"distill": config, "teacher_lm": teacher_lm})
     streams = suite.streams(config.train_streams, seed=config.seed)

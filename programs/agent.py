@@ -98,6 +98,15 @@ def load_agent(path: str | Path) -> MemoryAgent:
     return agent
 
 
+def in_process(agent: MemoryAgent, command: str) -> MemoryAgent:
+    """``agent``, refused (ValueError) by a ``command`` that keeps memory in promptmem's own
+    in-process store, when its memory lives elsewhere (mem0's)."""
+    if agent.name == MEM0_AGENT:
+        raise ValueError(f"{command} keeps memory in promptmem's in-process store; the mem0 agent keeps its "
+                         "memories in mem0 (run it with `promptmem eval --agent mem0`)")
+    return agent
+
+
 def resolve_agent(spec: str, writer: str = "ops", buffer_share: float = 0.0, actor: str = "plain") -> MemoryAgent:
     """An agent name from ``AGENTS`` or the path of a saved agent (``.json``, which carries its
     own writer, buffer share and actor)."""

@@ -23,7 +23,7 @@ from promptmem.feedback import stream_feedback
 from promptmem.files import write_json
 from promptmem.lm import LMConfig, adapter_for, is_local, make_lm
 from promptmem.proposer import CompactProposer, role_of
-from promptmem.programs.agent import MemoryAgent, resolve_agent, save_agent
+from promptmem.programs.agent import MemoryAgent, in_process, resolve_agent, save_agent
 from promptmem.metrics import stream_recall
 from promptmem.runner import run_stream
 from promptmem.suites import make_suite
@@ -215,11 +215,11 @@ def optimize(config: OptimizeConfig, lm_config: LMConfig, reflection: LMConfig, 
     lm = lm or make_lm(lm_config)
     reflection_lm = reflection_lm or make_lm(reflection)
     options = _gepa_options(config, reflection_lm)
+    agent = in_process(resolve_agent(config.agent, config.writer, config.buffer_share, config.actor), "optimize")
     claim_run_dir(out, {"optimize": config, "lm": lm_config, "reflection_lm": reflection, "notes_budget": budget})
     write_json(out / "split.json", split)
     trainset, valset = _examples(train), _examples(val)
-    program = StreamProgram(resolve_agent(config.agent, config.writer, config.buffer_share, config.actor), suite, budget,
-                            act=config.objective != "recall")
+    program = StreamProgram(agent, suite, budget, act=config.objective != "recall")
     threads = 1 if is_local(lm_config.spec) else config.threads
     gepa = dspy.GEPA(reflection_lm=reflection_lm, log_dir=str(out / "gepa"), track_stats=True,
                      num_threads=threads, seed=config.seed, use_merge=True, **options, **gepa_budget)

@@ -34,7 +34,7 @@ from promptmem.distill.role_rewards import RoleRewards, check_one_call_writer
 from promptmem.distill.traces import TraceRow, trace_stream
 from promptmem.evaluate import EvalConfig, make_eval_suite
 from promptmem.lm import text_of
-from promptmem.programs.agent import MEM0_AGENT, resolve_agent
+from promptmem.programs.agent import in_process, resolve_agent
 from promptmem.tasks import Stream, cap_observations
 
 EXPORT_FORMAT = "promptmem.verifiers/1"
@@ -67,12 +67,11 @@ class Setup:
         self.config = EvalConfig(**config)
         self.horizon, self.writer_weight = data["horizon"], data["writer_weight"]
         self.suite = make_eval_suite(self.config)
-        self.agent = resolve_agent(self.config.agent, self.config.writer, self.config.buffer_share,
-                                   self.config.actor)
+        self.agent = in_process(resolve_agent(self.config.agent, self.config.writer, self.config.buffer_share,
+                                              self.config.actor), "a verifiers environment")
         check_one_call_writer(self.agent)
-        if self.agent.name == MEM0_AGENT or self.agent.fills_window:
-            raise ValueError(f"agent {self.agent.name!r} keeps its notes outside promptmem's store (mem0) or "
-                             "sizes them to an LM's window (full-context); export another agent")
+        if self.agent.fills_window:
+            raise ValueError("the full-context agent sizes its notes to an LM's window; export another agent")
         self.budget = self.config.budget or self.suite.notes_budget
         self.adapter = dspy.ChatAdapter()
 

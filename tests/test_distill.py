@@ -121,3 +121,10 @@ def test_a_missing_student_is_refused_before_any_work(tmp_path, monkeypatch):
     with pytest.raises(StudentNotFound, match="Qwen/Qwen3-4B-Instruct-2507"):
         distill(DistillConfig(student="qwen-4b"), LMConfig(spec="scripted"), tmp_path / "run", lm=lm)
     assert not (tmp_path / "run").exists() and lm.history == []
+
+
+def test_a_mem0_teacher_is_refused_before_any_work(tmp_path):
+    with pytest.raises(ValueError, match="keeps its memories in mem0"):
+        distill(DistillConfig(teacher="mem0", student="smollm2-135m"), LMConfig(spec="scripted"), tmp_path / "run",
+                lm=scripted_lm("x", {}))
+    assert not (tmp_path / "run").exists()

@@ -138,6 +138,15 @@ def test_a_file_too_small_to_split_is_a_clear_error(tmp_path):
                  lm=DummyLM([]), reflection_lm=DummyLM([]))
 
 
+def test_the_mem0_agent_is_refused_before_the_run_directory_is_claimed(tmp_path):
+    import pytest
+
+    with pytest.raises(ValueError, match="keeps its memories in mem0"):
+        optimize(OptimizeConfig(agent="mem0"), LMConfig(spec="dummy/task"), LMConfig(spec="dummy/reflect"),
+                 tmp_path / "run", lm=DummyLM([]), reflection_lm=DummyLM([]))
+    assert not (tmp_path / "run").exists()
+
+
 class CountingWorld(ScriptedWorld):
     """ScriptedWorld that counts the actor's calls."""
 

@@ -102,7 +102,7 @@ def test_an_exported_package_runs_a_rollout_whose_rewards_equal_promptmems_scori
 
 
 def test_export_refuses_what_the_environment_cannot_run(tmp_path):
-    for args, words in ((["--agent", "mem0"], "outside promptmem's store"),
+    for args, words in ((["--agent", "mem0"], "keeps its memories in mem0"),
                         (["--writer", "mem0"], "one-call writer"),
                         (["--name", "no spaces"], "letters, digits and dashes")):
         result = CliRunner().invoke(app, ["export", "verifiers", *args, "--out", str(tmp_path / "p")])
