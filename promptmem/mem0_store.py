@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -221,8 +222,15 @@ class Mem0Store:
 def mem0_stores(lm_config: LMConfig, root: Path, *, budget: int, top_k: int | None = None,
                 show_time: bool = False) -> Iterator[Callable[[str], Mem0Store]]:
     """For the block: a factory of fresh stores, one per stream id, with their files in
-    ``root/<stream id>/``, all calling the endpoint of ``lm_config`` (``llm_endpoint``)."""
-    with llm_endpoint(lm_config) as endpoint:
-        yield lambda stream_id: Mem0Store.open(root / stream_id, stream_id, endpoint,
-                                               temperature=lm_config.temperature, budget=budget,
-                                               top_k=top_k, show_time=show_time)
+    ``root/<stream id>/``, all calling the endpoint of ``lm_config`` (``llm_endpoint``), which
+    comes up with the first store (a resumed run with nothing left to run starts no server)."""
+    lock, endpoints = threading.Lock(), []
+    with ExitStack() as stack:
+        def make(stream_id: str) -> Mem0Store:
+            with lock:
+                if not endpoints:
+                    endpoints.append(stack.enter_context(llm_endpoint(lm_config)))
+            return Mem0Store.open(root / stream_id, stream_id, endpoints[0], temperature=lm_config.temperature,
+                                  budget=budget, top_k=top_k, show_time=show_time)
+
+        yield make

@@ -132,6 +132,24 @@ def test_options_of_promptmems_own_stores_and_non_openai_specs_are_refused(tmp_p
     assert not (tmp_path / "config.json").exists()  # refused before the run directory is claimed
 
 
+def test_the_llm_endpoint_comes_up_with_the_first_store_only(tmp_path, monkeypatch):
+    started = []
+
+    @contextmanager
+    def server(*args, **kwargs):
+        started.append(args)
+        yield "http://127.0.0.1:9/v1"
+
+    monkeypatch.setattr(mem0_store, "llama_server", server)
+    monkeypatch.setattr(mem0_store.Mem0Store, "open", classmethod(lambda cls, *args, **kwargs: args))
+    with mem0_store.mem0_stores(LMConfig(spec="local:qwen2.5-coder-0.5b"), tmp_path, budget=100):
+        pass
+    assert started == []
+    with mem0_store.mem0_stores(LMConfig(spec="local:qwen2.5-coder-0.5b"), tmp_path, budget=100) as make:
+        make("s1"), make("s2")
+    assert len(started) == 1
+
+
 @pytest.mark.local_model
 def test_eval_agent_mem0_on_the_embedded_model(tmp_path, monkeypatch):
     """The 0.5B model answers as the actor in process and serves mem0 through llama-cpp-python's
@@ -160,3 +178,7 @@ def test_eval_agent_mem0_on_the_embedded_model(tmp_path, monkeypatch):
     assert any(op["applied"] and op["kind"] == "ADD" and op["text"] for r in records for op in r["ops"])
     assert json.loads(stream.read_text())["final_notes"]
     assert (out / "memory" / "agent" / stream.stem / "qdrant").is_dir()
+    rerun = CliRunner().invoke(app, [  # resumed with every stream finished: no server to start
+        "eval", "--lm", "local:qwen2.5-coder-0.5b", "--agent", "mem0", "--streams", "1", "--tasks", "4",
+        "--seed", "4242", "--no-baseline", "--out", str(out)])
+    assert rerun.exit_code == 0 and len(served) == 1, rerun.output
