@@ -62,9 +62,10 @@ def main() -> None:
     rows, teacher_score = summary["comparison"], summary["comparison"]["teacher"]["score"]
     ratios = {label: round(row["score"] / teacher_score, 3) if teacher_score else None
               for label, row in rows.items() if label != "teacher"}
+    sampling = Path(args.out_run) / "traces" / "sampling.json"  # rejection sampling: rows, pass@1, pass@k
     result = {"benchmark": "distill", "config": asdict(config), "teacher_lm": asdict(teacher),
               "wall_seconds_this_invocation": round(time.perf_counter() - start, 1),
-              "score_vs_teacher": ratios, **summary}
+              "score_vs_teacher": ratios, "sampling": json.loads(sampling.read_text()), **summary}
     Path(args.out).write_text(json.dumps(result, indent=2))
     print(json.dumps({"comparison": rows, "score_vs_teacher": ratios}, indent=1))
 

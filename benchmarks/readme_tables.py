@@ -135,10 +135,17 @@ def distill() -> str:
     teacher = data["comparison"]["teacher"]["score"]
     labels = {"teacher": f"teacher ({data['teacher_lm']['spec']})", "student": "student, teacher's prompts, untrained",
               "student+sft": "student + SFT", "student+grpo": "student + SFT + GRPO"}
-    return table(["model", "held-out score", "vs teacher", "memory gain", "tokens/task", "s/task"],
+    return table(["model", "held-out score", "vs teacher", "memory gain", "notes recall", "tokens/task", "s/task"],
                  [[labels.get(k, k), f"{c['score']:.3f}", f"{c['score'] / teacher:.2f}" if teacher else "–",
-                   gain(c["memory_gain"]), f"{c['tokens_per_task']:.0f}", f"{c['seconds_per_task']:.1f}"]
-                  for k, c in data["comparison"].items()])
+                   gain(c["memory_gain"]), maybe(c.get("notes_recall")), f"{c['tokens_per_task']:.0f}",
+                   f"{c['seconds_per_task']:.1f}"] for k, c in data["comparison"].items()])
+
+
+def distill_training() -> str:
+    data = load("distill")
+    return table(["GRPO step", "mean reward", "reward std", "groups skipped (flat after resampling)"],
+                 [[str(p["step"]), f"{p['reward']:.2f}", f"{p['reward_std']:.2f}", f"{p.get('skipped_groups', 0):.0f}"]
+                  for p in data["grpo_rewards"]])
 
 
 LOCOMO_CATEGORIES = ("single-hop", "multi-hop", "temporal", "open-domain", "adversarial")
@@ -154,7 +161,7 @@ def locomo() -> str:
 
 TABLES = {"baseline": baseline, "writers": writers, "filter_actor": filter_actor, "mem0": mem0, "faults": faults, "hostile": hostile,
           "engine": engine, "grammar": grammar, "store": store, "optimize": optimize,
-          "distill": distill, "locomo": locomo}
+          "distill": distill, "distill_training": distill_training, "locomo": locomo}
 
 
 def render(readme: str) -> str:
