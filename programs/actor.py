@@ -45,11 +45,17 @@ class Actor(dspy.Module):
 
 
 def selected_lines(notes: str, ids: list[str]) -> str:
-    """The ``[id] text`` lines of ``notes`` whose ids are in ``ids``, in the order of ``ids``
-    (unknown ids ignored), or ``NONE_SELECTED``."""
-    lines = {match.group(1): line for line in notes.splitlines() if (match := NOTE_LINE.match(line))}
+    """The notes of ``notes`` (an ``[id] text`` line and the lines after it up to the next
+    note) whose ids are in ``ids``, in the order of ``ids`` (unknown ids ignored), or
+    ``NONE_SELECTED``."""
+    blocks: dict[str, list[str]] = {}
+    current: list[str] = []  # lines before the first note belong to none
+    for line in notes.splitlines():
+        if match := NOTE_LINE.match(line):
+            current = blocks.setdefault(match.group(1), [])
+        current.append(line)
     wanted = dict.fromkeys(str(i).strip().strip("[]") for i in ids)
-    return "\n".join(lines[i] for i in wanted if i in lines) or NONE_SELECTED
+    return "\n".join("\n".join(blocks[i]) for i in wanted if i in blocks) or NONE_SELECTED
 
 
 class FilterActor(dspy.Module):

@@ -32,6 +32,12 @@ def test_selected_lines_keeps_the_selection_order_and_says_when_none_matched():
     assert selected_lines(NOTES, ["n7"]) == NONE_SELECTED
 
 
+def test_a_selected_multi_line_note_keeps_all_its_lines():
+    notes = "[n1] (observed in t02) deploy log\nbilling-api now listens on 9090\nrolled out\n[n2] Lena: drink = tea"
+    assert selected_lines(notes, ["n1"]) == "[n1] (observed in t02) deploy log\nbilling-api now listens on 9090\nrolled out"
+    assert selected_lines(notes, ["n2", "n1"]).startswith("[n2] Lena: drink = tea\n[n1]")
+
+
 def test_the_actor_kind_is_saved_with_the_program(tmp_path):
     agent = build_agent("seed", "facts", actor="filter")
     save_agent(agent, tmp_path / "program.json")
