@@ -49,7 +49,7 @@ class Rollout:
     writer: float  # mean writer reward over the writes that have one (0 without)
     questions: int
     writes_rewarded: int
-    calls: int
+    usable_calls: int  # calls whose completion the agent could read (a trace row each)
 
 
 class Setup:
@@ -94,7 +94,7 @@ class Setup:
         writes = [value for row in rows if row.role == "writer"
                   if (value := _known(judge.writer_recall(row, row.completion), row.credit)) is not None]
         return Rollout(score=mean(answers) if answers else 0.0, writer=mean(writes) if writes else 0.0,
-                       questions=len(answers), writes_rewarded=len(writes), calls=len(rows))
+                       questions=len(answers), writes_rewarded=len(writes), usable_calls=len(rows))
 
 
 def _known(first: float | None, second: float | None) -> float | None:
@@ -201,5 +201,5 @@ class MemoryEnv(vf.Env[MemoryEnvConfig]):
         trace.record_reward("score", rollout.score, 1.0)
         trace.record_reward("writer", rollout.writer, setup.writer_weight)
         trace.record_metrics({"questions": rollout.questions, "writes_rewarded": rollout.writes_rewarded,
-                              "calls": rollout.calls})
+                              "usable_calls": rollout.usable_calls, "turns": len(engine.replies)})
         trace.info.update(stream_id=setup.streams[index].id, replies=engine.replies, ended=engine.ended)

@@ -82,7 +82,7 @@ def check_rewards_equal_promptmem_scoring(target: Path, recorded: dict) -> None:
     rows = setup.trace(recorded["stream"], replay_lm(replies))
     rewards = setup.rewards(recorded["stream"], rows)
     assert recorded["rewards"]["writer"] == [pytest.approx(rewards.writer), setup.writer_weight]
-    assert recorded["metrics"]["calls"] == len(rows) == len(replies)
+    assert recorded["metrics"]["usable_calls"] == len(rows) <= len(replies) == recorded["metrics"]["turns"]
     assert recorded["metrics"]["questions"] == len(scores)
 
 
@@ -115,7 +115,7 @@ def test_a_rollout_on_the_embedded_model_behind_llama_cpp_server(tmp_path):
     from promptmem.lm import local_gguf
     from promptmem.llama_server import llama_server
 
-    target = export_and_install(tmp_path, "--writer", "facts", "--streams", "1", "--tasks", "6")
+    target = export_and_install(tmp_path, "--writer", "facts", "--streams", "1", "--tasks", "4")
     with llama_server(local_gguf("local:qwen2.5-coder-0.5b"), context=4096) as url:
         recorded = rollout(target, url, "qwen2.5-coder-0.5b")
     check_rewards_equal_promptmem_scoring(target, recorded)
