@@ -30,7 +30,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--teacher", default=str(OPTIMIZED) if OPTIMIZED.is_file() else "seed")
     parser.add_argument("--lm", default="local:qwen2.5-coder-1.5b", help="teacher (and reward re-rollout) LM")
-    parser.add_argument("--student", default="smollm2-135m")
+    parser.add_argument("--student", default="qwen-0.5b")
     parser.add_argument("--train-streams", type=int, default=8)
     parser.add_argument("--tasks", type=int, default=10)
     parser.add_argument("--test-streams", type=int, default=3)

@@ -143,9 +143,19 @@ def distill() -> str:
 
 def distill_training() -> str:
     data = load("distill")
-    return table(["GRPO step", "mean reward", "reward std", "groups skipped (flat after resampling)"],
-                 [[str(p["step"]), f"{p['reward']:.2f}", f"{p['reward_std']:.2f}", f"{p.get('skipped_groups', 0):.0f}"]
+    per_step = data["config"]["train"]["prompts_per_step"]
+    return table(["GRPO step", "mean reward", "reward std", "resamples", f"groups flat after resampling (of {per_step})"],
+                 [[str(p["step"]), f"{p['reward']:.2f}", f"{p['reward_std']:.2f}", f"{p.get('resamples', 0):.0f}",
+                   f"{p.get('skipped_groups', 0):.0f}"]
                   for p in data["grpo_rewards"]])
+
+
+def distill_sampling() -> str:
+    data = load("distill")
+    return table(["role", "trace rows", "rows sampled", "k", "mean reward, greedy → best of k", "pass@1", "pass@k"],
+                 [[role, str(r["rows"]), str(r["sampled"]), str(r["samples"]),
+                   f"{r['greedy_reward']:.3f} → {r['best_reward']:.3f}", f"{r['pass_at_1']:.3f}", f"{r['pass_at_k']:.3f}"]
+                  for role, r in data["sampling"].items()])
 
 
 LOCOMO_CATEGORIES = ("single-hop", "multi-hop", "temporal", "open-domain", "adversarial")
@@ -161,7 +171,8 @@ def locomo() -> str:
 
 TABLES = {"baseline": baseline, "writers": writers, "filter_actor": filter_actor, "mem0": mem0, "faults": faults, "hostile": hostile,
           "engine": engine, "grammar": grammar, "store": store, "optimize": optimize,
-          "distill": distill, "distill_training": distill_training, "locomo": locomo}
+          "distill": distill, "distill_training": distill_training,
+          "distill_sampling": distill_sampling, "locomo": locomo}
 
 
 def render(readme: str) -> str:
