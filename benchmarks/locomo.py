@@ -1,11 +1,14 @@
 """LoCoMo on the embedded models: full-context, no-memory, append-raw + retrieval,
-mem0-style and the seed agent, with the same LM, notes budget and retrieval settings.
+mem0-style, the seed agent, the facts writer and the filter actor, with the same LM, notes
+budget and retrieval settings.
 
 Writes benchmarks/results/locomo.json: per condition F1 / BLEU-1 / EM overall (categories
-1-4) and per category (5 reported apart), tokens and seconds per question, notes size.
-Each condition is a resumable `evaluate` run under --runs.
+1-4) and per category (5 reported apart), tokens and seconds per question, notes size, and
+with --judge the LLM-judge score J (`promptmem judge`). Each condition is a resumable
+`evaluate` run under --runs.
 
     python benchmarks/locomo.py --data ../shared/data/locomo/locomo_dev2.json
+    python benchmarks/locomo.py --data ../shared/data/locomo/locomo_dev2.json --conditions append-raw,facts,filter --judge
     python benchmarks/locomo.py --data locomo10.json --model local:qwen2.5-coder-1.5b --questions-at-end
 """
 
@@ -14,33 +17,38 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from promptmem.evaluate import EvalConfig, evaluate
+from promptmem.judge import judge_run
 from promptmem.lm import LMConfig, make_lm
+from promptmem.files import write_json
 
-# (label, agent, writer, store options): one LM, one budget, one retrieval setting for all
+# (label, agent, writer, options): one LM, one budget, one retrieval setting (top_k overrides it)
 CONDITIONS = [
     ("full-context", "full-context", "ops", {}),
     ("no-memory", "no-memory", "ops", {}),
     ("append-raw + retrieval", "append-raw", "ops", {"store": "sqlite", "retrieve": True}),
     ("mem0-style", "seed", "mem0", {"store": "sqlite", "retrieve": True}),
     ("seed (ops writer)", "seed", "ops", {"store": "sqlite", "retrieve": True}),
+    ("facts writer + retrieval", "seed", "facts", {"store": "sqlite", "retrieve": True}),
+    ("filter actor over append-raw (top 30)", "append-raw", "ops", {"store": "sqlite", "top_k": 30, "actor": "filter"}),
 ]
 
 
-def run_condition(label, agent, writer, options, args, lm_config, lm) -> dict:
-    config = EvalConfig(suite="locomo", data=args.data, agent=agent, writer=writer,
+def run_condition(label, agent, writer, options, args, lm_config, lm, judge_lm) -> dict:
+    config = EvalConfig(suite="locomo", data=args.data, agent=agent, writer=writer, actor=options.get("actor", "plain"),
                         streams=args.conversations, budget=args.budget, threads=1,
                         baseline=False, questions_at_end=args.questions_at_end, questions=args.questions,
                         store=options.get("store", "memory"),
-                        top_k=args.top_k if options.get("retrieve") else None)
+                        top_k=options.get("top_k", args.top_k if options.get("retrieve") else None))
     out = Path(args.runs) / label.split()[0]
     summary = evaluate(config, lm_config, out, lm=lm).agent
     records = [json.loads(p.read_text())["records"] for p in sorted((out / "streams" / "agent").glob("*.json"))]
     questions = [r for stream in records for r in stream if r["score"] is not None]
     all_records = [r for stream in records for r in stream]
+    judged = judge_run(out, judge_lm) if judge_lm else None
     return {
         "condition": label, "f1": summary.metrics.get("f1", 0.0), "bleu1": summary.metrics.get("bleu1", 0.0),
         "em": summary.metrics.get("em", 0.0), "by_category": summary.breakdown["category_name"],
@@ -49,6 +57,7 @@ def run_condition(label, agent, writer, options, args, lm_config, lm) -> dict:
                                      / max(len(questions), 1), 1),
         "seconds_per_question": round(sum(r["seconds"] for r in all_records) / max(len(questions), 1), 2),
         "final_notes_chars": summary.final_notes_chars, "write_failures": summary.write_failures,
+        **({"j": judged["j"], "j_by_category": judged["breakdown"]} if judged else {}),
         "run_dir": str(out)}
 
 
@@ -65,34 +74,37 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=None, help="CPU threads for the local model (default: all)")
     parser.add_argument("--conditions", default=",".join(c[0].split()[0] for c in CONDITIONS),
                         help="comma-separated first words of the condition labels")
+    parser.add_argument("--judge", action="store_true", help="add the LLM-judge score J, judged by --model")
     parser.add_argument("--runs", default="runs/bench-locomo")
     parser.add_argument("--out", default="benchmarks/results/locomo.json",
                         help="results JSON; rows of conditions not run now are kept when the settings match")
     args = parser.parse_args()
     lm_config = LMConfig(spec=args.model, threads=args.threads)
     lm = make_lm(lm_config)
-    wanted = set(args.conditions.split(","))
-    start, rows = time.perf_counter(), []
-    for label, agent, writer, options in CONDITIONS:
-        if label.split()[0] in wanted:
-            rows.append(run_condition(label, agent, writer, options, args, lm_config, lm))
-            print(json.dumps({k: rows[-1][k] for k in ("condition", "f1", "bleu1", "em", "seconds_per_question")}))
+    judge_lm = make_lm(replace(lm_config, max_tokens=32)) if args.judge else None
     settings = {"benchmark": "locomo", "data": args.data, "lm": asdict(lm_config),
                 "conversations": args.conversations, "budget_chars": args.budget, "top_k": args.top_k,
                 "questions_at_end": args.questions_at_end, "questions_per_conversation": args.questions,
-                "headline": "categories 1-4 (adversarial apart)"}
-    out = Path(args.out)
-    previous = json.loads(out.read_text()) if out.is_file() else {}
-    wall = time.perf_counter() - start
-    if previous and all(previous.get(k) == v for k, v in settings.items()):  # same table: add to it
-        done = {row["condition"] for row in rows}
-        order = [label for label, *_ in CONDITIONS]
-        rows = sorted([r for r in previous["rows"] if r["condition"] not in done] + rows,
-                      key=lambda r: order.index(r["condition"]))
-        wall += previous["wall_seconds"]
-    wall = round(wall, 1)
-    out.write_text(json.dumps({**settings, "wall_seconds": wall, "rows": rows}, indent=2))
+                "headline": "categories 1-4 (adversarial apart)", **({"judge_lm": args.model} if args.judge else {})}
+    wanted = set(args.conditions.split(","))
+    for label, agent, writer, options in CONDITIONS:
+        if label.split()[0] in wanted:
+            start = time.perf_counter()
+            row = run_condition(label, agent, writer, options, args, lm_config, lm, judge_lm)
+            save_row(Path(args.out), settings, row, time.perf_counter() - start)
+            print(json.dumps({k: row.get(k) for k in ("condition", "f1", "bleu1", "em", "j", "seconds_per_question")}))
 
+
+def save_row(out: Path, settings: dict, row: dict, seconds: float) -> None:
+    """Write ``row`` into ``out`` as soon as its condition is done: added to the table there
+    when that table has the same settings (replacing a row of the same condition), else a new one."""
+    previous = json.loads(out.read_text()) if out.is_file() else {}
+    same = previous and all(previous.get(k) == v for k, v in settings.items())
+    order = [label for label, *_ in CONDITIONS]
+    rows = sorted([r for r in (previous["rows"] if same else []) if r["condition"] != row["condition"]] + [row],
+                  key=lambda r: order.index(r["condition"]))
+    wall = round(seconds + (previous["wall_seconds"] if same else 0.0), 1)
+    write_json(out, {**settings, "wall_seconds": wall, "rows": rows})
 
 if __name__ == "__main__":
     main()

@@ -161,10 +161,13 @@ def distill_sampling() -> str:
 LOCOMO_CATEGORIES = ("single-hop", "multi-hop", "temporal", "open-domain", "adversarial")
 
 
-def locomo() -> str:
-    rows = sorted(load("locomo")["rows"], key=lambda r: -r["f1"])
-    return table(["condition", "F1 (1–4)", "BLEU-1", "EM", *LOCOMO_CATEGORIES, "tokens/question", "s/question"],
-                 [[r["condition"], f"{r['f1']:.3f}", f"{r['bleu1']:.3f}", f"{r['em']:.3f}",
+def locomo(name: str = "locomo") -> str:
+    rows = sorted(load(name)["rows"], key=lambda r: -r["f1"])
+    judged = any("j" in r for r in rows)
+    return table(["condition", "F1 (1–4)", *(["J (1–4)"] if judged else []), "BLEU-1", "EM", *LOCOMO_CATEGORIES,
+                  "tokens/question", "s/question"],
+                 [[r["condition"], f"{r['f1']:.3f}", *([maybe(r.get("j"))] if judged else []),
+                   f"{r['bleu1']:.3f}", f"{r['em']:.3f}",
                    *(f"{r['by_category'][c]['f1']:.2f} ({r['by_category'][c]['n']})" for c in LOCOMO_CATEGORIES),
                    f"{r['tokens_per_question']:,.0f}", f"{r['seconds_per_question']:.1f}"] for r in rows])
 
@@ -172,7 +175,8 @@ def locomo() -> str:
 TABLES = {"baseline": baseline, "writers": writers, "filter_actor": filter_actor, "mem0": mem0, "faults": faults, "hostile": hostile,
           "engine": engine, "grammar": grammar, "store": store, "optimize": optimize,
           "distill": distill, "distill_training": distill_training,
-          "distill_sampling": distill_sampling, "locomo": locomo}
+          "distill_sampling": distill_sampling, "locomo": locomo,
+          "locomo_writers": lambda: locomo("locomo_writers")}
 
 
 def render(readme: str) -> str:
