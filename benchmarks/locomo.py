@@ -1,6 +1,6 @@
 """LoCoMo on the embedded models: full-context, no-memory, append-raw + retrieval,
-mem0-style, the seed agent, the facts writer and the filter actor, with the same LM, notes
-budget and retrieval settings.
+mem0-style, the seed agent, the facts writer, the filter actor and the real mem0 library,
+with the same LM, notes budget and retrieval settings (mem0 keeps every memory: no budget).
 
 Writes benchmarks/results/locomo.json: per condition F1 / BLEU-1 / EM overall (categories
 1-4) and per category (5 reported apart), tokens and seconds per question, notes size, and
@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from statistics import mean
 from dataclasses import asdict, replace
 from pathlib import Path
 
@@ -34,6 +35,7 @@ CONDITIONS = [
     ("seed (ops writer)", "seed", "ops", {"store": "sqlite", "retrieve": True}),
     ("facts writer + retrieval", "seed", "facts", {"store": "sqlite", "retrieve": True}),
     ("filter actor over append-raw (top 30)", "append-raw", "ops", {"store": "sqlite", "top_k": 30, "actor": "filter"}),
+    ("mem0 (mem0ai library)", "mem0", "ops", {"retrieve": True}),
 ]
 
 
@@ -45,9 +47,9 @@ def run_condition(label, agent, writer, options, args, lm_config, lm, judge_lm) 
                         top_k=options.get("top_k", args.top_k if options.get("retrieve") else None))
     out = Path(args.runs) / label.split()[0]
     summary = evaluate(config, lm_config, out, lm=lm).agent
-    records = [json.loads(p.read_text())["records"] for p in sorted((out / "streams" / "agent").glob("*.json"))]
-    questions = [r for stream in records for r in stream if r["score"] is not None]
-    all_records = [r for stream in records for r in stream]
+    streams = [json.loads(p.read_text()) for p in sorted((out / "streams" / "agent").glob("*.json"))]
+    all_records = [r for stream in streams for r in stream["records"]]
+    questions = [r for r in all_records if r["score"] is not None]
     judged = judge_run(out, judge_lm) if judge_lm else None
     return {
         "condition": label, "f1": summary.metrics.get("f1", 0.0), "bleu1": summary.metrics.get("bleu1", 0.0),
@@ -57,8 +59,22 @@ def run_condition(label, agent, writer, options, args, lm_config, lm, judge_lm) 
                                      / max(len(questions), 1), 1),
         "seconds_per_question": round(sum(r["seconds"] for r in all_records) / max(len(questions), 1), 2),
         "final_notes_chars": summary.final_notes_chars, "write_failures": summary.write_failures,
-        **({"j": judged["j"], "j_by_category": judged["breakdown"]} if judged else {}),
+        **({"j": judged["j"], "j_by_category": judged["breakdown"], "judge_vs_f1": judge_vs_f1(out, streams)}
+           if judged else {}),
         "run_dir": str(out)}
+
+
+def judge_vs_f1(out: Path, streams: list[dict]) -> dict:
+    """A check on the judge: how often it said CORRECT where token F1 finds the answer right
+    (F1 ≥ 0.5) and where F1 finds no overlap at all (0)."""
+    verdicts = json.loads((out / "judge_cache.json").read_text())
+    pairs = [(r["score"], verdicts[key]) for stream in streams for r in stream["records"]
+             if (key := f"{stream['stream_id']}/{r['task_id']}") in verdicts]
+
+    def rate(judged: list[float]) -> dict:
+        return {"n": len(judged), "judged_correct": round(mean(judged), 3) if judged else None}
+    return {"f1_at_least_half": rate([j for f1, j in pairs if f1 >= 0.5]),
+            "f1_zero": rate([j for f1, j in pairs if f1 == 0])}
 
 
 def main() -> None:
