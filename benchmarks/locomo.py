@@ -17,14 +17,15 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from statistics import mean
+from collections import Counter
 from dataclasses import asdict, replace
 from pathlib import Path
+from statistics import mean
 
 from promptmem.evaluate import EvalConfig, evaluate
+from promptmem.files import write_json
 from promptmem.judge import judge_run
 from promptmem.lm import LMConfig, make_lm
-from promptmem.files import write_json
 
 # (label, agent, writer, options): one LM, one budget, one retrieval setting (top_k overrides it)
 CONDITIONS = [
@@ -59,9 +60,21 @@ def run_condition(label, agent, writer, options, args, lm_config, lm, judge_lm) 
                                      / max(len(questions), 1), 1),
         "seconds_per_question": round(sum(r["seconds"] for r in all_records) / max(len(questions), 1), 2),
         "final_notes_chars": summary.final_notes_chars, "write_failures": summary.write_failures,
+        "applied_ops": applied_ops(all_records),
         **({"j": judged["j"], "j_by_category": judged["breakdown"], "judge_vs_f1": judge_vs_f1(out, streams)}
            if judged else {}),
         "run_dir": str(out)}
+
+
+def applied_ops(records: list[dict]) -> dict:
+    """The writer's applied ops by kind, and how many UPDATEs restated a note's text unchanged
+    (replayed in order: an ADD's text under its result id, an UPDATE's under its note id)."""
+    texts, kinds, restated = {}, Counter(), 0
+    for op in (op for r in records for op in r.get("ops") or [] if op["applied"]):
+        kinds[op["kind"]] += 1
+        restated += op["kind"] == "UPDATE" and texts.get(op["note_id"]) == op["text"]
+        texts[op["result_id"] or op["note_id"]] = op["text"]
+    return {**kinds, "unchanged_updates": restated}
 
 
 def judge_vs_f1(out: Path, streams: list[dict]) -> dict:
@@ -121,6 +134,7 @@ def save_row(out: Path, settings: dict, row: dict, seconds: float) -> None:
                   key=lambda r: order.index(r["condition"]))
     wall = round(seconds + (previous["wall_seconds"] if same else 0.0), 1)
     write_json(out, {**settings, "wall_seconds": wall, "rows": rows})
+
 
 if __name__ == "__main__":
     main()
