@@ -1,6 +1,8 @@
 """LoCoMo on the embedded models: full-context, no-memory, append-raw + retrieval,
 mem0-style, the seed agent, the facts writer, the filter actor and the real mem0 library,
-with the same LM, notes budget and retrieval settings (mem0 keeps every memory: no budget).
+with the same LM, notes budget and retrieval settings (mem0 keeps every memory: no budget);
+and retrieval over every turn of the conversation kept as its own dated note (``lines-*``:
+a budget that holds the whole conversation), plain actor at top 8 and 30, filter actor at 30.
 
 Writes benchmarks/results/locomo.json: per condition F1 / BLEU-1 / EM overall (categories
 1-4) and per category (5 reported apart), tokens and seconds per question, notes size, and
@@ -9,6 +11,7 @@ with --judge the LLM-judge score J (`promptmem judge`). Each condition is a resu
 
     python benchmarks/locomo.py --data ../shared/data/locomo/locomo_dev2.json
     python benchmarks/locomo.py --data ../shared/data/locomo/locomo_dev2.json --conditions append-raw,facts,filter --judge
+    python benchmarks/locomo.py --data ../shared/data/locomo/locomo_dev2.json --conditions lines-8,lines-30,lines-filter
     python benchmarks/locomo.py --data locomo10.json --model local:qwen2.5-coder-1.5b --questions-at-end
 """
 
@@ -27,26 +30,35 @@ from promptmem.files import write_json
 from promptmem.judge import judge_run
 from promptmem.lm import LMConfig, make_lm
 
-# (label, agent, writer, options): one LM, one budget, one retrieval setting (top_k overrides it)
-CONDITIONS = [
-    ("full-context", "full-context", "ops", {}),
-    ("no-memory", "no-memory", "ops", {}),
-    ("append-raw + retrieval", "append-raw", "ops", {"store": "sqlite", "retrieve": True}),
-    ("mem0-style", "seed", "mem0", {"store": "sqlite", "retrieve": True}),
-    ("seed (ops writer)", "seed", "ops", {"store": "sqlite", "retrieve": True}),
-    ("facts writer + retrieval", "seed", "facts", {"store": "sqlite", "retrieve": True}),
-    ("filter actor over append-raw (top 30)", "append-raw", "ops", {"store": "sqlite", "top_k": 30, "actor": "filter"}),
-    ("mem0 (mem0ai library)", "mem0", "ops", {"retrieve": True}),
-]
+WHOLE_CONVERSATION = 100_000  # chars: a budget that holds every turn of a LoCoMo conversation (conv 1: 61,672)
+LINES = {"store": "sqlite", "budget": WHOLE_CONVERSATION, "show_time": True}
+# key: (label, agent, writer, options); one LM, one budget and retrieval setting unless options say otherwise
+CONDITIONS = {
+    "full-context": ("full-context", "full-context", "ops", {}),
+    "no-memory": ("no-memory", "no-memory", "ops", {}),
+    "append-raw": ("append-raw + retrieval", "append-raw", "ops", {"store": "sqlite", "retrieve": True}),
+    "mem0-style": ("mem0-style", "seed", "mem0", {"store": "sqlite", "retrieve": True}),
+    "seed": ("seed (ops writer)", "seed", "ops", {"store": "sqlite", "retrieve": True}),
+    "facts": ("facts writer + retrieval", "seed", "facts", {"store": "sqlite", "retrieve": True}),
+    "filter": ("filter actor over append-raw (top 30)", "append-raw", "ops",
+               {"store": "sqlite", "top_k": 30, "actor": "filter"}),
+    "mem0": ("mem0 (mem0ai library)", "mem0", "ops", {"retrieve": True}),
+    "lines-8": ("turns as dated notes, all kept, top 8", "append-lines", "ops", {**LINES, "top_k": 8}),
+    "lines-30": ("turns as dated notes, all kept, top 30", "append-lines", "ops", {**LINES, "top_k": 30}),
+    "lines-filter": ("filter actor over turns as dated notes (top 30)", "append-lines", "ops",
+                     {**LINES, "top_k": 30, "actor": "filter"}),
+}
 
 
-def run_condition(label, agent, writer, options, args, lm_config, lm, judge_lm) -> dict:
+def run_condition(key, args, lm_config, lm, judge_lm) -> dict:
+    label, agent, writer, options = CONDITIONS[key]
+    budget = options.get("budget", args.budget)
     config = EvalConfig(suite="locomo", data=args.data, agent=agent, writer=writer, actor=options.get("actor", "plain"),
-                        streams=args.conversations, budget=args.budget, threads=1,
+                        streams=args.conversations, budget=budget, threads=1, show_time=options.get("show_time", False),
                         baseline=False, questions_at_end=args.questions_at_end, questions=args.questions,
                         store=options.get("store", "memory"),
                         top_k=options.get("top_k", args.top_k if options.get("retrieve") else None))
-    out = Path(args.runs) / label.split()[0]
+    out = Path(args.runs) / key
     summary = evaluate(config, lm_config, out, lm=lm).agent
     streams = [json.loads(p.read_text()) for p in sorted((out / "streams" / "agent").glob("*.json"))]
     all_records = [r for stream in streams for r in stream["records"]]
@@ -61,6 +73,8 @@ def run_condition(label, agent, writer, options, args, lm_config, lm, judge_lm) 
         "seconds_per_question": round(sum(r["seconds"] for r in all_records) / max(len(questions), 1), 2),
         "final_notes_chars": summary.final_notes_chars, "write_failures": summary.write_failures,
         "applied_ops": applied_ops(all_records),
+        **({"budget_chars": budget} if budget != args.budget else {}),
+        **({"show_time": True} if config.show_time else {}),
         **({"j": judged["j"], "j_by_category": judged["breakdown"], "judge_vs_f1": judge_vs_f1(out, streams)}
            if judged else {}),
         "run_dir": str(out)}
@@ -101,13 +115,16 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=None,
                         help="an evenly spaced sample of N questions per conversation (default: all)")
     parser.add_argument("--threads", type=int, default=None, help="CPU threads for the local model (default: all)")
-    parser.add_argument("--conditions", default=",".join(c[0].split()[0] for c in CONDITIONS),
-                        help="comma-separated first words of the condition labels")
+    parser.add_argument("--conditions", default=",".join(CONDITIONS),
+                        help=f"comma-separated condition keys (default: all): {', '.join(CONDITIONS)}")
     parser.add_argument("--judge", action="store_true", help="add the LLM-judge score J, judged by --model")
     parser.add_argument("--runs", default="runs/bench-locomo")
     parser.add_argument("--out", default="benchmarks/results/locomo.json",
                         help="results JSON; rows of conditions not run now are kept when the settings match")
     args = parser.parse_args()
+    wanted = args.conditions.split(",")
+    if unknown := [key for key in wanted if key not in CONDITIONS]:
+        parser.error(f"unknown condition(s) {', '.join(unknown)}; known: {', '.join(CONDITIONS)}")
     lm_config = LMConfig(spec=args.model, threads=args.threads)
     lm = make_lm(lm_config)
     judge_lm = make_lm(replace(lm_config, max_tokens=32)) if args.judge else None
@@ -115,13 +132,11 @@ def main() -> None:
                 "conversations": args.conversations, "budget_chars": args.budget, "top_k": args.top_k,
                 "questions_at_end": args.questions_at_end, "questions_per_conversation": args.questions,
                 "headline": "categories 1-4 (adversarial apart)", **({"judge_lm": args.model} if args.judge else {})}
-    wanted = set(args.conditions.split(","))
-    for label, agent, writer, options in CONDITIONS:
-        if label.split()[0] in wanted:
-            start = time.perf_counter()
-            row = run_condition(label, agent, writer, options, args, lm_config, lm, judge_lm)
-            save_row(Path(args.out), settings, row, time.perf_counter() - start)
-            print(json.dumps({k: row.get(k) for k in ("condition", "f1", "bleu1", "em", "j", "seconds_per_question")}))
+    for key in (key for key in CONDITIONS if key in wanted):
+        start = time.perf_counter()
+        row = run_condition(key, args, lm_config, lm, judge_lm)
+        save_row(Path(args.out), settings, row, time.perf_counter() - start)
+        print(json.dumps({k: row.get(k) for k in ("condition", "f1", "bleu1", "em", "j", "seconds_per_question")}))
 
 
 def save_row(out: Path, settings: dict, row: dict, seconds: float) -> None:
@@ -129,7 +144,7 @@ def save_row(out: Path, settings: dict, row: dict, seconds: float) -> None:
     when that table has the same settings (replacing a row of the same condition), else a new one."""
     previous = json.loads(out.read_text()) if out.is_file() else {}
     same = previous and all(previous.get(k) == v for k, v in settings.items())
-    order = [label for label, *_ in CONDITIONS]
+    order = [label for label, *_ in CONDITIONS.values()]
     rows = sorted([r for r in (previous["rows"] if same else []) if r["condition"] != row["condition"]] + [row],
                   key=lambda r: order.index(r["condition"]))
     wall = round(seconds + (previous["wall_seconds"] if same else 0.0), 1)

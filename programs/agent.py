@@ -21,6 +21,8 @@ AGENTS = {
     "seed": "the actor plus an LM writer (--writer notes|ops|facts|mem0) with first-draft instructions",
     "no-memory": "the actor alone, with empty notes: the reference for memory gain",
     "append-raw": "the actor over a recency buffer of raw observations (no LM writer)",
+    "append-lines": "append-raw with one note per observation line (a LoCoMo turn), so retrieval (--top-k) "
+                    "picks lines, not whole observations; --show-time gives each line its date",
     "full-context": "the actor over the whole history, cut to the LM's context window (no budget)",
     "mem0": "the actor over the real mem0 library (mem0ai 2.2.1, the `peers` extra): each observation goes "
             "to mem0's Memory.add (one LLM extraction call; mem0 2.x only adds), each question's notes are "
@@ -61,8 +63,8 @@ def build_agent(name: str, writer: str = "ops", buffer_share: float = 0.0, actor
     kind = {"actor_kind": actor}
     if name == "no-memory":
         return MemoryAgent(ACTORS[actor](), None, name, **kind)
-    if name in ("append-raw", "full-context"):
-        return MemoryAgent(ACTORS[actor](), AppendRawWriter(), name, "append-raw",
+    if name in ("append-raw", "append-lines", "full-context"):
+        return MemoryAgent(ACTORS[actor](), AppendRawWriter(per_line=name == "append-lines"), name, "append-raw",
                            fills_window=name == "full-context", **kind)
     if name == MEM0_AGENT:
         return MemoryAgent(ACTORS[actor](), ForwardWriter(), name, "forward", **kind)

@@ -38,7 +38,7 @@ class HybridWriter(dspy.Module):
         raw = [note for note in notes if is_raw(note)]
         capacity = int(budget * self.share)
         observation = " ".join(task.observation.split())
-        buffered = buffer_ops(raw, f"{RAW_PREFIX}{task.id}) {observation}", capacity) if observation else []
+        buffered = buffer_ops(raw, [f"{RAW_PREFIX}{task.id}) {observation}"], capacity) if observation else []
         own = [note for note in notes if not is_raw(note)]
         write = self.writer(own, task, answer, outcome, budget - capacity)
         own_ids = {note.id for note in own}

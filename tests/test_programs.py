@@ -68,6 +68,24 @@ def test_append_raw_is_a_recency_buffer(synthetic_suite):
     assert all(r.calls == (1 if r.question else 0) for r in result.records)
 
 
+def test_append_lines_keeps_one_note_per_line_and_evicts_the_oldest_lines():
+    writer = build_agent("append-lines").writer
+    store = InMemoryStore(budget=40)
+    for text in ("Session 1:\nA: hi there\n\nB: port 8123", "Session 2:\nA: bye"):
+        task = Task("s", text, None)
+        store.apply(writer(store.notes(), task, "", Outcome(0.0, ""), 40).ops)
+    assert [n.text for n in store.notes()] == ["A: hi there", "B: port 8123", "Session 2:", "A: bye"]
+
+
+def test_buffer_ops_add_only_the_newest_texts_that_fit_together():
+    from promptmem.programs.baselines import buffer_ops
+
+    ops = buffer_ops([Note("n1", "x" * 5)], ["aaaa", "", "bbbbbb", "cc"], capacity=9)
+    assert [(o.kind, o.note_id, o.text) for o in ops] == [("DELETE", "n1", ""), ("ADD", None, "bbbbbb"),
+                                                          ("ADD", None, "cc")]
+    assert buffer_ops([], ["", ""], capacity=9) == []
+
+
 def test_run_stream_records_everything_and_survives_bad_writes(synthetic_suite):
     stream = synthetic_suite.streams(1)[0]
     lm = scripted_lm("9999", {"operations": [op("ADD", text="a fact"), op("UPDATE", "n9", "x")]})
