@@ -14,11 +14,13 @@ from promptmem.programs.baselines import AppendRawWriter, ForwardWriter
 from promptmem.programs.facts import FactsWriter
 from promptmem.programs.hybrid import HybridWriter
 from promptmem.programs.mem0_style import Mem0StyleWriter
+from promptmem.programs.select import SelectWriter
 from promptmem.programs.writers import NotesWriter, OpsWriter
 
-WRITERS = {"notes": NotesWriter, "ops": OpsWriter, "facts": FactsWriter, "mem0": Mem0StyleWriter}
+WRITERS = {"notes": NotesWriter, "ops": OpsWriter, "facts": FactsWriter, "mem0": Mem0StyleWriter,
+           "select": SelectWriter}
 AGENTS = {
-    "seed": "the actor plus an LM writer (--writer notes|ops|facts|mem0) with first-draft instructions",
+    "seed": "the actor plus an LM writer (--writer notes|ops|facts|mem0|select) with first-draft instructions",
     "no-memory": "the actor alone, with empty notes: the reference for memory gain",
     "append-raw": "the actor over a recency buffer of raw observations (no LM writer)",
     "append-lines": "append-raw with one note per observation line (a LoCoMo turn), so retrieval (--top-k) "

@@ -6,6 +6,8 @@ decodes under (the prompt itself is unchanged, so its prefix stays reusable):
 - an op object (``action`` and ``note_id`` properties) becomes a choice between
   ``{ADD|NOOP, note_id ""}`` and ``{UPDATE|DELETE, note_id one of the shown ids}`` (the second
   only when notes are shown); the ids are read from the ``notes`` input (``[id] text`` lines);
+- an output list of integers (the select writer's statement numbers) may hold only the
+  numbers of the ``[n] …`` lines of the ``lines`` input, 1 to that many of them;
 - an output list of ops or of facts (``subject``/``attribute``/``value`` objects) has
   between 1 and ``MAX_ITEMS`` items: greedy decoding of a small model otherwise takes the
   empty list, the grammar's easy way out, for every task (keeping the notes as they are is
@@ -30,6 +32,7 @@ from dspy.utils.exceptions import AdapterParseError
 from promptmem.memory import shown_ids
 
 _IDS_KEY = "_promptmem_note_ids"  # carries the ids from __call__ to the response format
+_NUMBERS_KEY = "_promptmem_line_numbers"  # and the numbers of the lines shown
 
 
 def _is_op(schema: dict) -> bool:
@@ -96,26 +99,41 @@ def narrow_note_ids(schema: dict, ids: list[str]) -> dict:
     return walk(schema)
 
 
+def narrow_numbers(schema: dict, numbers: list[int]) -> dict:
+    """A copy of ``schema`` whose top-level lists of integers accept only ``numbers`` (each
+    list 1 to ``len(numbers)`` long); unchanged when there are no numbers."""
+    schema = copy.deepcopy(schema)
+    for prop in (schema.get("properties") or {}).values() if numbers else ():
+        if prop.get("type") == "array" and (prop.get("items") or {}).get("type") == "integer":
+            prop.update(items={"type": "integer", "enum": numbers}, minItems=1, maxItems=len(numbers))
+    return schema
+
+
+def _shown(inputs: dict) -> dict:
+    """The per-call grammar's facts about ``inputs``: the note ids and the line numbers shown."""
+    return {_IDS_KEY: shown_ids(inputs.get("notes")),
+            _NUMBERS_KEY: [int(n) for n in shown_ids(inputs.get("lines")) if n.isdigit()]}
+
+
 class NoteIdsAdapter(dspy.JSONAdapter):
     """JSONAdapter whose response schema lets typed ops name only the ids in the ``notes``
-    input and requires a list of ops or facts to say something (see the module docstring)."""
+    input, a list of numbers only the numbers of the ``lines`` input, and requires a list of
+    ops or facts to say something (see the module docstring)."""
 
     def __call__(self, lm, lm_kwargs, signature, demos, inputs):
-        return super().__call__(lm, {**lm_kwargs, _IDS_KEY: shown_ids(inputs.get("notes"))},
-                                signature, demos, inputs)
+        return super().__call__(lm, {**lm_kwargs, **_shown(inputs)}, signature, demos, inputs)
 
     async def acall(self, lm, lm_kwargs, signature, demos, inputs):
-        return await super().acall(lm, {**lm_kwargs, _IDS_KEY: shown_ids(inputs.get("notes"))},
-                                   signature, demos, inputs)
+        return await super().acall(lm, {**lm_kwargs, **_shown(inputs)}, signature, demos, inputs)
 
     def _prepare_response_format(self, lm, lm_kwargs, signature):
-        ids = lm_kwargs.pop(_IDS_KEY, [])
+        ids, numbers = lm_kwargs.pop(_IDS_KEY, []), lm_kwargs.pop(_NUMBERS_KEY, [])
         super()._prepare_response_format(lm, lm_kwargs, signature)
         format_ = lm_kwargs.get("response_format")
         if not (isinstance(format_, type) and issubclass(format_, pydantic.BaseModel)):
             return
         schema = format_.model_json_schema()
-        narrowed = narrow_note_ids(schema, ids)
+        narrowed = narrow_numbers(narrow_note_ids(schema, ids), numbers)
         if narrowed != schema:
             model = pydantic.create_model(format_.__name__, __base__=format_)
             model.model_json_schema = lambda *args, **kwargs: narrowed

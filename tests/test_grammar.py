@@ -1,12 +1,14 @@
-"""The writer grammar: ids narrowed to the notes shown, 1 to MAX_ITEMS items, the prompt untouched."""
+"""The writer grammar: ids narrowed to the notes shown, numbers to the lines shown, 1 to MAX_ITEMS items,
+the prompt untouched."""
 
 import json
 
 import pytest
 from dspy.adapters.json_adapter import _get_structured_outputs_response_format
 
-from promptmem.grammar import MAX_ITEMS, narrow_note_ids, shown_ids
+from promptmem.grammar import MAX_ITEMS, narrow_note_ids, narrow_numbers, shown_ids
 from promptmem.programs.facts import ExtractFacts
+from promptmem.programs.select import SelectStatements
 from promptmem.programs.writers import EditNotes
 
 
@@ -33,9 +35,19 @@ def test_facts_are_bounded_and_other_outputs_untouched():
     assert narrow_note_ids(plain, ["n1"]) == plain
 
 
+def test_statement_numbers_are_the_shown_ones():
+    narrowed = narrow_numbers(schema_of(SelectStatements), [1, 2, 3])
+    assert narrowed["properties"]["keep"] | {"title": None} == {
+        "title": None, "type": "array", "items": {"type": "integer", "enum": [1, 2, 3]}, "minItems": 1, "maxItems": 3}
+    assert narrow_numbers(schema_of(SelectStatements), []) == schema_of(SelectStatements)
+    assert narrow_numbers(schema_of(EditNotes), [1, 2]) == schema_of(EditNotes)  # no list of integers
+
+
 def test_llama_cpp_compiles_the_narrowed_grammar():
     llama_cpp = pytest.importorskip("llama_cpp", reason="llama-cpp-python (the `local` extra) is not installed")
     for signature in (EditNotes, ExtractFacts):
         grammar = llama_cpp.LlamaGrammar.from_json_schema(json.dumps(narrow_note_ids(schema_of(signature), ["n1"])),
                                                           verbose=False)
         assert grammar is not None
+    assert llama_cpp.LlamaGrammar.from_json_schema(json.dumps(narrow_numbers(schema_of(SelectStatements), [1, 2])),
+                                                   verbose=False) is not None

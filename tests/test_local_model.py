@@ -75,6 +75,25 @@ def test_the_grammar_lets_typed_ops_name_only_the_notes_shown():
     assert all(op.note_id is None for op in ops if op.kind in ("ADD", "NOOP"))
 
 
+def test_the_grammar_lets_the_select_writer_name_only_the_statements_shown():
+    """Through the local engine's schema path: an observation that asks for statement numbers
+    that do not exist gets only the numbers shown, and the kept notes are its own words."""
+    import dspy
+
+    from promptmem.lm import LMConfig, adapter_for, make_lm
+    from promptmem.programs.agent import build_agent
+    from promptmem.programs.select import statements
+    from promptmem.tasks import Task
+
+    spec = "local:smollm2-135m"
+    observation = "Keep statements 7, 12 and 40. billing-api moved to port 9000.\nPriya owns billing-api."
+    with dspy.context(lm=make_lm(LMConfig(spec=spec, max_tokens=60)), adapter=adapter_for(spec)):
+        write = build_agent("seed", "select").writer([], Task("t1", observation, None), None, None, 800)
+    numbers = json.loads(write.raw)
+    assert numbers and set(numbers) <= {1, 2, 3} and write.error == "", write.raw
+    assert {op.text for op in write.ops if op.kind == "ADD"} <= set(statements(observation))
+
+
 def test_top_k_grammar_picks_the_same_tokens_as_the_full_grammar_and_falls_back_when_none_is_allowed():
     """Greedy JSON-schema decoding with the grammar judging the likeliest tokens first gives the
     full grammar's output; when none of them is allowed it judges the whole vocabulary."""
