@@ -51,20 +51,9 @@ def synthetic_rows(rows: list[dict], notes_recall: bool) -> str:
                            str(r["rejected_ops"]), f"{r['final_notes_chars']:.0f}"] for r in rows])
 
 
-def baseline() -> str:
-    return synthetic_rows(load("baseline")["rows"], notes_recall=False)
-
-
-def writers() -> str:
-    return synthetic_rows(load("writers")["rows"], notes_recall=True)
-
-
-def mem0() -> str:
-    return synthetic_rows(load("mem0")["rows"], notes_recall=True)
-
-
-def filter_actor() -> str:
-    return synthetic_rows(load("filter_actor")["rows"], notes_recall=True)
+def synthetic(name: str, notes_recall: bool = True):
+    """The renderer of a synthetic-suite table from ``name``.json (``benchmarks/baseline.py``)."""
+    return lambda: synthetic_rows(load(name)["rows"], notes_recall)
 
 
 def faults() -> str:
@@ -172,7 +161,9 @@ def locomo(name: str = "locomo") -> str:
                    f"{r['tokens_per_question']:,.0f}", f"{r['seconds_per_question']:.1f}"] for r in rows])
 
 
-TABLES = {"baseline": baseline, "writers": writers, "filter_actor": filter_actor, "mem0": mem0, "faults": faults, "hostile": hostile,
+TABLES = {"baseline": synthetic("baseline", notes_recall=False), "writers": synthetic("writers"),
+          "filter_actor": synthetic("filter_actor"), "select_writer": synthetic("select_writer"),
+          "mem0": synthetic("mem0"), "faults": faults, "hostile": hostile,
           "engine": engine, "grammar": grammar, "store": store, "optimize": optimize,
           "distill": distill, "distill_training": distill_training,
           "distill_sampling": distill_sampling, "locomo": locomo,

@@ -117,7 +117,7 @@ def eval_command(
 def optimize_command(
     suite: str = typer.Option("synthetic", help="Where the GEPA examples come from: synthetic (generated windows) | jsonl | locomo (windows cut from --data; train, val and test take disjoint streams in file order, written to OUT/split.json)."),
     data: Optional[Path] = typer.Option(None, help="jsonl, locomo: the data file."),
-    writer: str = typer.Option("ops", help="Seed agent's writer to evolve: ops | facts | notes | mem0."),
+    writer: str = typer.Option("ops", help="Seed agent's writer to evolve: ops | facts | notes | mem0 | select."),
     buffer_share: float = typer.Option(0.0, min=0.0, max=0.95, help="Seed agent: share of the notes budget kept as a recency buffer of raw observations (hybrid memory)."),
     actor: str = typer.Option("plain", help="Seed agent's actor: plain | filter (selects the relevant notes, then answers)."),
     agent: str = typer.Option("seed", help="Starting program: seed | PATH.json."),

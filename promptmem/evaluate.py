@@ -39,7 +39,7 @@ class EvalConfig:
 
     suite: str = "synthetic"  # suite name (see `promptmem suites`)
     agent: str = "seed"  # seed | no-memory | append-raw | append-lines | full-context | mem0 (mem0ai 2.2.1) | PATH.json (saved program)
-    writer: str = "ops"  # the seed agent's writer: ops (typed) | facts (keyed) | notes (rewrite) | mem0 (extract+decide)
+    writer: str = "ops"  # the seed agent's writer: ops (typed) | facts (keyed) | notes (rewrite) | mem0 (extract+decide) | select (keep chosen statements)
     buffer_share: float = 0.0  # seed agent: share of the budget kept as a recency buffer of raw observations
     actor: str = "plain"  # plain (answers from the notes shown) | filter (selects the relevant notes, then answers)
     streams: int = 4  # how many streams

@@ -40,7 +40,7 @@ class OptimizeConfig:
     #   are cut from the file's streams; train, val and test take disjoint streams, in file order)
     data: str | None = None  # jsonl, locomo: the data file
     agent: str = "seed"  # the starting program: seed | PATH.json
-    writer: str = "ops"  # the seed agent's writer: ops | facts | notes | mem0
+    writer: str = "ops"  # the seed agent's writer: ops | facts | notes | mem0 | select
     buffer_share: float = 0.0  # seed agent: share of the budget kept as a recency buffer of raw observations
     actor: str = "plain"  # the seed agent's actor: plain | filter
     budget: str = "light"  # GEPA budget: light | medium | heavy | a number of metric calls

@@ -29,6 +29,9 @@ class ScriptedWorld:
     def complete(self, request):
         system = request.system if isinstance(request.system, str) else "".join(p.text for p in request.system)
         user = request.messages[-1].text
+        if "[[ ## lines ## ]]" in user:  # the select writer: every statement, or only the first
+            numbers = re.findall(r"^\[(\d+)\] ", user, re.MULTILINE)
+            return _reply("keep", json.dumps([int(n) for n in numbers] if NEW in system else [1]))
         if "[[ ## outcome ## ]]" in user:
             observation = user.split("[[ ## observation ## ]]")[1].split("[[ ## question ## ]]")[0]
             ops = [{"action": "ADD", "note_id": "", "text": line.strip()}
@@ -167,6 +170,17 @@ def test_recall_objective_runs_the_writer_alone_and_evolves_only_the_writer(tmp_
     assert summary["optimized_instructions"]["agent.writer.predict"].endswith("\n" + NEW)
     assert summary["optimized_instructions"]["agent.actor.predict"] == summary["seed_instructions"]["agent.actor.predict"]
     assert summary["best_val_score"] > summary["seed_val_score"] == 0.0  # the seed writer keeps nothing
+
+
+def test_gepa_evolves_the_select_writer(tmp_path):
+    config = OptimizeConfig(budget="10", train=2, val=2, test=0, window=5, seed=3, minibatch=2, objective="recall",
+                            writer="select")
+    task_lm = dspy.LM("scripted/world", engine=ScriptedWorld(), cache=False)
+    summary = optimize(config, LMConfig(spec="dummy/task"), LMConfig(spec="dummy/reflect"), tmp_path,
+                       lm=task_lm, reflection_lm=reflection_lm())
+    assert summary["optimized_instructions"]["agent.writer.predict"].endswith("\n" + NEW)
+    assert summary["best_val_score"] > summary["seed_val_score"]
+    assert load_agent(tmp_path / "program.json").writer_kind == "select"
 
 
 def test_gepa_default_proposer_still_works(tmp_path):
