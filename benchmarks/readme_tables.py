@@ -108,8 +108,8 @@ def store() -> str:
                   for r in load("store")["rows"]])
 
 
-def optimize() -> str:
-    data = load("optimize")
+def optimize(name: str = "optimize") -> str:
+    data = load(name)
     config = data["config"]
     labels = {"seed": "seed",
               "optimized": f"GEPA, {config['objective']} objective, {data['metric_calls']} calls"}
@@ -163,11 +163,11 @@ def locomo(name: str = "locomo") -> str:
 
 TABLES = {"baseline": synthetic("baseline", notes_recall=False), "writers": synthetic("writers"),
           "filter_actor": synthetic("filter_actor"), "select_writer": synthetic("select_writer"),
-          "mem0": synthetic("mem0"), "faults": faults, "hostile": hostile,
-          "engine": engine, "grammar": grammar, "store": store, "optimize": optimize,
-          "distill": distill, "distill_training": distill_training,
-          "distill_sampling": distill_sampling, "locomo": locomo,
-          "locomo_writers": lambda: locomo("locomo_writers")}
+          "select_writer_s3000": synthetic("select_writer_s3000"), "mem0": synthetic("mem0"),
+          "faults": faults, "hostile": hostile, "engine": engine, "grammar": grammar, "store": store,
+          "optimize": optimize, "optimize_select": lambda: optimize("optimize_select"),
+          "distill": distill, "distill_training": distill_training, "distill_sampling": distill_sampling,
+          "locomo": locomo, "locomo_writers": lambda: locomo("locomo_writers")}
 
 
 def render(readme: str) -> str:
