@@ -1,5 +1,5 @@
 """LoCoMo on the embedded models: full-context, no-memory, append-raw + retrieval,
-mem0-style, the seed agent, the facts writer, the filter actor and the real mem0 library,
+mem0-style, the seed agent, the facts and select writers, the filter actor and the real mem0 library,
 with the same LM, notes budget and retrieval settings (mem0 keeps every memory: no budget);
 and retrieval over every turn of the conversation kept as its own dated note (``lines-*``:
 a budget that holds the whole conversation), plain actor at top 8 and 30, filter actor at 30.
@@ -40,6 +40,7 @@ CONDITIONS = {
     "mem0-style": ("mem0-style", "seed", "mem0", {"store": "sqlite", "retrieve": True}),
     "seed": ("seed (ops writer)", "seed", "ops", {"store": "sqlite", "retrieve": True}),
     "facts": ("facts writer + retrieval", "seed", "facts", {"store": "sqlite", "retrieve": True}),
+    "select": ("select writer + retrieval", "seed", "select", {"store": "sqlite", "retrieve": True}),
     "filter": ("filter actor over append-raw (top 30)", "append-raw", "ops",
                {"store": "sqlite", "top_k": 30, "actor": "filter"}),
     "mem0": ("mem0 (mem0ai library)", "mem0", "ops", {"retrieve": True}),
