@@ -56,8 +56,9 @@ class SelectWriter(dspy.Module):
         if not found:
             return Write([Op("NOOP")])
         keep = self.predict(lines="\n".join(f"[{i}] {s}" for i, s in enumerate(found, 1))).keep
-        chosen = sorted({n for n in keep if isinstance(n, int) and 1 <= n <= len(found)})
-        unknown = [n for n in keep if not (isinstance(n, int) and 1 <= n <= len(found))]
+        named = [isinstance(n, int) and 1 <= n <= len(found) for n in keep]
+        chosen = sorted({n for n, ok in zip(keep, named) if ok})
+        unknown = [n for n, ok in zip(keep, named) if not ok]
         error = f"numbers naming no statement dropped: {unknown}" if unknown else ""
         ops = buffer_ops(list(notes), [found[n - 1] for n in chosen], budget) or [Op("NOOP")]
         return Write(ops, error, json.dumps(keep))
