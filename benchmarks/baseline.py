@@ -21,7 +21,7 @@ from pathlib import Path
 
 from promptmem.evaluate import EvalConfig, evaluate
 from promptmem.files import write_json
-from promptmem.lm import LMConfig, make_lm
+from promptmem.lm.specs import LMConfig, make_lm
 from promptmem.suites import SyntheticConfig
 
 CONDITIONS = "no-memory,append-raw,seed:notes,seed:ops"

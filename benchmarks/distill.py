@@ -21,7 +21,7 @@ from pathlib import Path
 
 from promptmem.distill.pipeline import DistillConfig, distill
 from promptmem.distill.training import TrainConfig
-from promptmem.lm import LMConfig
+from promptmem.lm.specs import LMConfig
 
 OPTIMIZED = Path("runs/bench-optimize-facts/program.json")
 

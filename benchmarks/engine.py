@@ -24,7 +24,7 @@ import time
 from importlib.metadata import version
 from pathlib import Path
 
-from promptmem.lm import LMConfig, adapter_for, make_lm
+from promptmem.lm.specs import LMConfig, adapter_for, make_lm
 from promptmem.metrics import stream_recall, stream_score
 from promptmem.programs.agent import build_agent
 from promptmem.runner import run_stream

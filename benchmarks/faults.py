@@ -47,7 +47,7 @@ def server_faults(root: Path) -> dict:
     from test_hosted_faults import KEY, reply
 
     from promptmem.evaluate import EvalConfig, evaluate
-    from promptmem.lm import LMConfig
+    from promptmem.lm.specs import LMConfig
 
     os.environ["OPENAI_API_KEY"] = KEY
     rows = {}

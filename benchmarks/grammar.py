@@ -1,6 +1,6 @@
 """Seconds per generated token under a JSON-schema grammar: llama.cpp's grammar over the whole
 vocabulary (llama-cpp-python's ``Llama``) vs the grammar judging the likeliest tokens first
-(``promptmem.fast_grammar.TopKGrammarLlama``, what the local engine uses), greedy, same prompts,
+(``promptmem.lm.fast_grammar.TopKGrammarLlama``, what the local engine uses), greedy, same prompts,
 alternating per prompt; outputs compared. Results: benchmarks/results/grammar.json.
 
     python benchmarks/grammar.py
@@ -16,9 +16,9 @@ from llama_cpp import Llama
 from promptmem.programs.facts import FactsWriter
 from pydantic import create_model
 
-from promptmem.fast_grammar import TOP_K, TopKGrammarLlama
+from promptmem.lm.fast_grammar import TOP_K, TopKGrammarLlama
 from promptmem.files import write_json
-from promptmem.local_models import model_path
+from promptmem.lm.embedded import model_path
 
 PROMPTS = ("payments-worker is now owned by Kwame. The standup is in room Juniper. geo-cache was "
            "migrated to us-east-2. The auth-proxy runs on port 8443 and its owner is Dana.",

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from promptmem.evaluate import EvalConfig, evaluate
 from promptmem.files import write_json
-from promptmem.lm import LMConfig, make_lm
+from promptmem.lm.specs import LMConfig, make_lm
 from promptmem.runner import StreamResult
 
 WRITERS = {"append-raw": ("append-raw", "ops"), "facts": ("seed", "facts"), "typed ops": ("seed", "ops")}

@@ -18,8 +18,8 @@ from dataclasses import asdict
 from pathlib import Path
 from statistics import correlation, mean
 
-from promptmem.lm import LMConfig
-from promptmem.optimize import OptimizeConfig, optimize
+from promptmem.lm.specs import LMConfig
+from promptmem.optimize.gepa import OptimizeConfig, optimize
 from promptmem.runner import StreamResult
 
 

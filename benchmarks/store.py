@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from promptmem.memory import InMemoryStore, Op
-from promptmem.sqlite_store import SQLiteStore
+from promptmem.memory.sqlite import SQLiteStore
 
 WORDS = [f"w{i}" for i in range(5000)]
 

@@ -18,16 +18,16 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from promptmem.comparison import Entry, compare
-from promptmem.distill.role_rewards import RoleRewards
+from promptmem.report.comparison import Entry, compare
+from promptmem.signals.role_rewards import RoleRewards
 from promptmem.distill.gguf_export import export_gguf, file_type, quantize
 from promptmem.distill.students import EMBEDDED, resolve_student
-from promptmem.distill.traces import Sampling, TraceRow, export_traces, sampling_report, traces_dataset
+from promptmem.signals.traces import Sampling, TraceRow, export_traces, sampling_report, traces_dataset
 from promptmem.distill.training import TrainConfig, grpo, reward_curve, sft
 from promptmem.evaluate import EvalConfig, claim_run_dir, make_eval_suite
 from promptmem.files import write_json
-from promptmem.lm import HF_PREFIX, LOCAL_PREFIX, LMConfig, adapter_for, local_gguf, make_lm
-from promptmem.local_models import model_path
+from promptmem.lm.specs import HF_PREFIX, LOCAL_PREFIX, LMConfig, adapter_for, local_gguf, make_lm
+from promptmem.lm.embedded import model_path
 from promptmem.programs.agent import in_process, resolve_agent
 from promptmem.programs.judge import DiscoveryJudge
 

@@ -23,7 +23,7 @@ STUDENTS = {
 }
 
 
-# alias -> embedded GGUF (promptmem.local_models), dequantized to float32 on first use
+# alias -> embedded GGUF (promptmem.lm.embedded), dequantized to float32 on first use
 EMBEDDED = {
     "qwen-0.5b": "qwen2.5-coder-0.5b",
     "qwen-1.5b": "qwen2.5-coder-1.5b",
@@ -52,7 +52,7 @@ def dequantized(alias: str) -> Path:
     """The transformers checkpoint of an ``EMBEDDED`` student, built from its GGUF once and
     checked against its manifest (size and sha256 of every file) on each use; a checkpoint that
     fails the check is rebuilt, with a warning that says what was wrong."""
-    from promptmem.local_models import cache_dir, model_path
+    from promptmem.lm.embedded import cache_dir, model_path
 
     out = cache_dir() / "students" / alias
     if out.exists():

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 from promptmem.files import write_json
 
 if TYPE_CHECKING:  # the rows' type only: training runs without DSPy (the GPU check)
-    from promptmem.distill.traces import TraceRow
+    from promptmem.signals.traces import TraceRow
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,8 @@ AGENTS = {
             "to mem0's Memory.add (one LLM extraction call; mem0 2.x only adds), each question's notes are "
             "Memory.search's top-k",
 }
-MEM0_AGENT = "mem0"  # its memory must be a promptmem.mem0_store.Mem0Store
+MEM0_AGENT = "mem0"
+MEM0_MEMORY = "promptmem.integrations.mem0"  # the memory backend the mem0 agent brings (check_run, run_memory)
 
 
 class MemoryAgent(dspy.Module):
@@ -38,16 +39,17 @@ class MemoryAgent(dspy.Module):
 
     ``writer`` is None for the no-memory baseline. ``name``, ``writer_kind``, ``buffer_share``
     and ``actor_kind`` say how to rebuild the agent from a saved program. ``fills_window``: the agent ignores the
-    notes budget and keeps as much as the LM's context window holds.
+    notes budget and keeps as much as the LM's context window holds. ``memory_backend``: the module
+    of the memory the agent brings instead of promptmem's stores ("" for promptmem's).
     """
 
     def __init__(self, actor: Actor, writer: dspy.Module | None, name: str,
                  writer_kind: str = "", fills_window: bool = False, buffer_share: float = 0.0,
-                 actor_kind: str = "plain"):
+                 actor_kind: str = "plain", memory_backend: str = ""):
         super().__init__()
         self.actor, self.writer = actor, writer
         self.name, self.writer_kind, self.fills_window = name, writer_kind, fills_window
-        self.buffer_share, self.actor_kind = buffer_share, actor_kind
+        self.buffer_share, self.actor_kind, self.memory_backend = buffer_share, actor_kind, memory_backend
 
     @property
     def uses_memory(self) -> bool:
@@ -69,7 +71,7 @@ def build_agent(name: str, writer: str = "ops", buffer_share: float = 0.0, actor
         return MemoryAgent(ACTORS[actor](), AppendRawWriter(per_line=name == "append-lines"), name, "append-raw",
                            fills_window=name == "full-context", **kind)
     if name == MEM0_AGENT:
-        return MemoryAgent(ACTORS[actor](), ForwardWriter(), name, "forward", **kind)
+        return MemoryAgent(ACTORS[actor](), ForwardWriter(), name, "forward", memory_backend=MEM0_MEMORY, **kind)
     if name == "seed":
         if writer not in WRITERS:
             raise ValueError(f"unknown writer {writer!r}; known: {', '.join(WRITERS)}")
@@ -105,7 +107,7 @@ def load_agent(path: str | Path) -> MemoryAgent:
 def in_process(agent: MemoryAgent, command: str) -> MemoryAgent:
     """``agent``, refused (ValueError) by a ``command`` that keeps memory in promptmem's own
     in-process store, when its memory lives elsewhere (mem0's)."""
-    if agent.name == MEM0_AGENT:
+    if agent.memory_backend:
         raise ValueError(f"{command} keeps memory in promptmem's in-process store; the mem0 agent keeps its "
                          "memories in mem0 (run it with `promptmem eval --agent mem0`)")
     return agent

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dspy
 
 from promptmem.memory import Note, Op, notes_size
-from promptmem.programs.writers import Write
+from promptmem.roles import Write
 
 
 def buffer_ops(buffer: list[Note], texts: list[str], capacity: int) -> list[Op]:
@@ -47,7 +47,7 @@ class AppendRawWriter(dspy.Module):
 
 class ForwardWriter(dspy.Module):
     """Hands each observation, whole, to the store as one ADD, for a store that extracts its
-    own memories from what it is given (``promptmem.mem0_store.Mem0Store``); NOOP when there
+    own memories from what it is given (``promptmem.integrations.mem0.Mem0Store``); NOOP when there
     is none."""
 
     def forward(self, notes, task, answer, outcome, budget) -> Write:

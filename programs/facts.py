@@ -22,7 +22,8 @@ from pydantic_core import to_jsonable_python
 
 from promptmem.memory import DEFAULT_IMPORTANCE, Note, Op, notes_size
 from promptmem.programs.typed_ops import IMPORTANCE, Importance
-from promptmem.programs.writers import TypedWriter, Write, WriterInputs
+from promptmem.programs.writers import TypedWriter, WriterInputs
+from promptmem.roles import Write
 
 _NOTE = re.compile(r"^(?P<subject>[^:;=\n]+): (?P<pairs>[^=\n]+ = [^\n]*)$")
 _UNSAFE = re.compile(r"[:;=\s]+")

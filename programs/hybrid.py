@@ -14,7 +14,7 @@ import dspy
 
 from promptmem.memory import Note
 from promptmem.programs.baselines import buffer_ops
-from promptmem.programs.writers import Write
+from promptmem.roles import Write
 
 RAW_PREFIX = "(observed in "
 

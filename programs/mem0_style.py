@@ -9,9 +9,10 @@ import dspy
 
 from promptmem.memory import EMPTY_NOTES, render_notes, similar_notes
 from promptmem.programs.ops_format import parse_ops
-from promptmem.programs.writers import Write, note_lines, task_inputs
+from promptmem.programs.writers import note_lines, task_inputs
+from promptmem.roles import Write
 
-class ExtractFacts(dspy.Signature):
+class ExtractCandidateFacts(dspy.Signature):
     """Extract the facts from this task that are worth remembering for future questions.
     Write one short fact per line, or NONE."""
 
@@ -37,7 +38,7 @@ class Mem0StyleWriter(dspy.Module):
 
     def __init__(self, max_facts: int = 4, top_k: int = 3):
         super().__init__()
-        self.extract = dspy.Predict(ExtractFacts)
+        self.extract = dspy.Predict(ExtractCandidateFacts)
         self.decide = dspy.Predict(DecideOp)
         self.max_facts, self.top_k = max_facts, top_k
 

@@ -2,7 +2,7 @@
 
 The observation is cut into statements (lines, and sentences within a line), shown numbered
 ``[1] …``; the writer answers with the numbers worth remembering. With local models the
-grammar allows only the numbers shown (``promptmem.grammar``), so a write cannot misquote,
+grammar allows only the numbers shown (``promptmem.lm.grammar``), so a write cannot misquote,
 merge or invent a fact: the kept statements are stored verbatim, one note each, in a recency
 buffer (the oldest notes are evicted to fit the budget). What is left to the model is the
 judgment this project is about: what is worth keeping.
@@ -17,7 +17,7 @@ import dspy
 
 from promptmem.memory import Op
 from promptmem.programs.baselines import buffer_ops
-from promptmem.programs.writers import Write
+from promptmem.roles import Write
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")  # "version 7.2.5. next" splits after "7.2.5."
 _BULLET = re.compile(r"^[-*•]\s+")

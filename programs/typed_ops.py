@@ -1,7 +1,7 @@
 """Typed memory ops: the writer's output as a list of ``MemoryOp`` objects.
 
 With the local engine the output is decoded under a JSON schema, so a malformed op cannot be
-produced, and ``NoteIdsAdapter`` (``promptmem.grammar``) narrows the ids an UPDATE or DELETE
+produced, and ``NoteIdsAdapter`` (``promptmem.lm.grammar``) narrows the ids an UPDATE or DELETE
 may name to the notes shown; hosted LMs get the same type through DSPy's structured output,
 and the store rejects an unknown id. Text inside a note is never read as an op.
 """

@@ -16,26 +16,9 @@ from typing import Protocol, Sequence
 import dspy
 from pydantic_core import to_jsonable_python
 from promptmem.memory import EMPTY_NOTES, Note, Op, notes_size, render_notes
+from promptmem.roles import Write
 from promptmem.programs.typed_ops import MemoryOp, predict_items, to_ops
 from promptmem.tasks import Outcome, Task
-
-
-@dataclass
-class Write:
-    """A writer's decision: the ops to apply, why any output was unusable, the raw output."""
-
-    ops: list[Op] = field(default_factory=list)
-    error: str = ""
-    raw: str = ""
-
-    def with_error(self, error: str) -> "Write":
-        """This write with ``error`` added to its errors."""
-        return Write(self.ops, "; ".join(filter(None, [self.error, error])), self.raw)
-
-
-class Writer(Protocol):
-    def __call__(self, notes: Sequence[Note], task: Task, answer: str | None,
-                 outcome: Outcome | None, budget: int) -> Write: ...
 
 
 def task_inputs(task: Task, answer: str | None, outcome: Outcome | None) -> dict[str, str]:

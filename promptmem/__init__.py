@@ -4,11 +4,35 @@
 names below on first use.
 """
 
+import sys
 from importlib import import_module
+from importlib.machinery import PathFinder
+from pathlib import Path
 
 from promptmem.offline import apply_offline_defaults
 
 apply_offline_defaults()
+
+_ROOT_PACKAGES = ("programs", "distill")  # at the repository root, installed as promptmem.<name>
+
+
+class _CheckoutFinder:
+    """Finds ``promptmem.programs`` and ``promptmem.distill`` next to this folder, for Python
+    started at the root of a clone (whose ``promptmem/`` shadows the installed package). Asked
+    last, so an installed or editable package is found first."""
+
+    root = Path(__file__).resolve().parent.parent
+
+    @classmethod
+    def find_spec(cls, fullname, path=None, target=None):
+        parent, _, name = fullname.rpartition(".")
+        if parent == __name__ and name in _ROOT_PACKAGES and (cls.root / "pyproject.toml").is_file():
+            return PathFinder.find_spec(fullname, [str(cls.root)])
+        return None
+
+
+if _CheckoutFinder not in sys.meta_path:
+    sys.meta_path.append(_CheckoutFinder)
 
 __version__ = "0.1.0"
 

@@ -26,9 +26,9 @@ def user_errors():
     start: one red message and exit code 2 (malformed data files raise ValueError subclasses
     that name the line and field)."""
     from promptmem.distill.students import StudentNotFound
-    from promptmem.evaluate import RunDirError
-    from promptmem.llama_server import LlamaServerError
-    from promptmem.local_models import LocalModelError
+    from promptmem.files import RunDirError
+    from promptmem.lm.server import LlamaServerError
+    from promptmem.lm.embedded import LocalModelError
 
     try:
         yield
@@ -93,7 +93,7 @@ def eval_command(
     stream is saved under OUT/streams/, so an interrupted run resumes where it stopped.
     """
     from promptmem.evaluate import EvalConfig, evaluate
-    from promptmem.lm import LMConfig
+    from promptmem.lm.specs import LMConfig
 
     config = EvalConfig(suite=suite, agent=agent, writer=writer, buffer_share=buffer_share, actor=actor, streams=streams,
                         seed=seed, tasks=tasks, budget=budget, data=str(data) if data else None,
@@ -146,8 +146,8 @@ def optimize_command(
     Writes OUT/program.json (use it with `promptmem eval --agent OUT/program.json`), every
     candidate, the Pareto frontier, the learning curve, and seed vs optimized on held-out streams.
     """
-    from promptmem.lm import LMConfig
-    from promptmem.optimize import OptimizeConfig, optimize
+    from promptmem.lm.specs import LMConfig
+    from promptmem.optimize.gepa import OptimizeConfig, optimize
 
     config = OptimizeConfig(suite=suite, data=str(data) if data else None, agent=agent, writer=writer,
                             buffer_share=buffer_share, actor=actor,
@@ -214,7 +214,7 @@ def distill_command(
     """
     from promptmem.distill.pipeline import DistillConfig, distill
     from promptmem.distill.training import TrainConfig
-    from promptmem.lm import LMConfig
+    from promptmem.lm.specs import LMConfig
 
     config = DistillConfig(student=student, teacher=teacher, writer=writer, train_streams=train_streams,
                            tasks=tasks, test_streams=test_streams,
@@ -250,8 +250,8 @@ def tune_command(
     out: Path = typer.Option(Path("runs/tune"), help="Study directory (OUT/study.db); rerun or run in parallel to add trials."),
 ) -> None:
     """Search notes budget, retrieval top-k, writer style (and GEPA minibatch) with Optuna."""
-    from promptmem.lm import LMConfig
-    from promptmem.tune import TuneConfig, tune
+    from promptmem.lm.specs import LMConfig
+    from promptmem.optimize.tune import TuneConfig, tune
 
     ints = lambda text: tuple(int(x) for x in text.split(","))  # noqa: E731
     config = TuneConfig(trials=trials, streams=streams, tasks=tasks, budgets=ints(budgets),
@@ -270,7 +270,8 @@ def report_command(
     """One HTML page comparing runs: scores and cost, learning curves, the notes over time
     (written, dropped, kept) and, per question, the note that held its answer or the write
     that lost it."""
-    from promptmem.html_report import RunDirError, write_html_report
+    from promptmem.files import RunDirError
+    from promptmem.report.html import write_html_report
 
     try:
         write_html_report(runs, html)
@@ -287,8 +288,8 @@ def judge_command(
     api_base: Optional[str] = typer.Option(None, help="Server URL for hosted LMs."),
 ) -> None:
     """Add the LLM-judge score J (CORRECT/WRONG per answer) to a finished run: OUT/judge.json."""
-    from promptmem.judge import judge_run
-    from promptmem.lm import LMConfig, adapter_for, make_lm
+    from promptmem.report.judgments import judge_run
+    from promptmem.lm.specs import LMConfig, adapter_for, make_lm
 
     with user_errors():
         report = judge_run(out, make_lm(LMConfig(spec=lm, api_base=api_base, max_tokens=32)),
@@ -334,7 +335,7 @@ def export_verifiers_command(
     the suite knows the answers, else the realized credit) -- the functions promptmem's GRPO uses.
     """
     from promptmem.evaluate import EvalConfig
-    from promptmem.export_verifiers import export_verifiers
+    from promptmem.integrations.verifiers_export import export_verifiers
 
     config = EvalConfig(suite=suite, data=str(data) if data else None, agent=agent, writer=writer, actor=actor,
                         streams=streams, seed=seed, tasks=tasks, budget=budget, questions=questions,
@@ -360,7 +361,7 @@ def models_command() -> None:
     """List the embedded local models and whether their packages are installed."""
     import importlib.util
 
-    from promptmem.local_models import DEFAULT_LOCAL_MODEL, LOCAL_MODELS
+    from promptmem.lm.embedded import DEFAULT_LOCAL_MODEL, LOCAL_MODELS
 
     table = Table("LM spec", "size", "installed", "install with")
     for name, model in LOCAL_MODELS.items():

@@ -18,7 +18,7 @@ memory_app = typer.Typer(help="Inspect a SQLite notes store (a file under OUT/me
 
 
 def _open_store(path: Path):
-    from promptmem.sqlite_store import SQLiteStore
+    from promptmem.memory.sqlite import SQLiteStore
 
     if not path.is_file():
         console.print(f"[red]error:[/red] {path}: no such store")

@@ -11,23 +11,24 @@ from __future__ import annotations
 import json
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from importlib import import_module
 from dataclasses import asdict, dataclass, is_dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
 import dspy
 
-from promptmem.embedding import EmbeddingRetriever
-from promptmem.files import write_json
-from promptmem.lm import LMConfig, adapter_for, is_local, make_lm, window_chars
+from promptmem.memory.embedding import EmbeddingRetriever
+from promptmem.files import RunDirError, write_json
+from promptmem.lm.specs import LMConfig, adapter_for, is_local, make_lm, window_chars
 from promptmem.memory import InMemoryStore, Memory, word_overlap
 from promptmem.metrics import Report, build_report
-from promptmem.programs.agent import MEM0_AGENT, MemoryAgent, build_agent, resolve_agent
+from promptmem.programs.agent import MemoryAgent, build_agent, resolve_agent
 from promptmem.progress import task_bar
-from promptmem.ranking import RankedRetriever, RankWeights
-from promptmem.report_files import write_report
+from promptmem.memory.ranking import RankedRetriever, RankWeights
+from promptmem.report.files import write_report
 from promptmem.runner import StreamResult, run_stream
-from promptmem.sqlite_store import SQLiteStore
+from promptmem.memory.sqlite import SQLiteStore
 from promptmem.suites import make_suite
 from promptmem.suites.hostile import HostileConfig, HostileSuite
 from promptmem.tasks import Stream, Suite, cap_observations
@@ -61,10 +62,6 @@ class EvalConfig:
     max_deletes: int | None = None  # guard: the store rejects DELETEs past this many per write
     max_observation: int | None = None  # guard: observations are cut to this many characters (recorded)
     baseline: bool = True  # also run no-memory on the same streams, for memory gain
-
-
-class RunDirError(RuntimeError):
-    """The run directory holds a run with a different configuration."""
 
 
 def make_eval_suite(config: EvalConfig) -> Suite:
@@ -152,33 +149,16 @@ def memory_factory(config: EvalConfig, budget: int, out: Path) -> Callable[[str,
     return make
 
 
-def _check_mem0_run(config: EvalConfig, lm_config: LMConfig) -> None:
-    """Before a mem0 run claims its directory: mem0 is installed and can call the LM, and no
-    option that chooses promptmem's stores is given (they do not apply to mem0's memory)."""
-    from promptmem.mem0_store import check_setup
-
-    check_setup(lm_config)
-    given = {"--store": config.store != "memory", "--retriever": config.retriever != "lexical",
-             "--rank": bool(config.rank), "--max-deletes": config.max_deletes is not None}
-    if any(given.values()):
-        raise ValueError(f"--agent mem0 keeps its memories in mem0 (embedded qdrant, searched by embeddings); "
-                         f"these options choose promptmem's stores: {', '.join(f for f, on in given.items() if on)}")
-
-
 @contextmanager
 def memory_backend(agent: MemoryAgent, config: EvalConfig, lm_config: LMConfig, budget: int,
                    out: Path) -> Iterator[Callable[[str, str], Memory]]:
-    """The run's memory factory: promptmem's stores, or for the mem0 agent mem0 itself (files
-    under ``OUT/memory/agent/<stream id>/``, its LLM endpoint up for the block; the no-memory
-    reference gets an unused in-process store)."""
-    if agent.name != MEM0_AGENT:
+    """The run's memory factory: promptmem's stores, or the memory an agent brings with it
+    (``agent.memory_backend``, a module with ``run_memory``, e.g. mem0's)."""
+    if not agent.memory_backend:
         yield memory_factory(config, budget, out)
         return
-    from promptmem.mem0_store import mem0_stores
-
-    with mem0_stores(lm_config, out / "memory" / "agent", budget=budget, top_k=config.top_k,
-                     show_time=config.show_time) as make_mem0:
-        yield lambda label, stream_id: make_mem0(stream_id) if label == "agent" else InMemoryStore(budget)
+    with import_module(agent.memory_backend).run_memory(config, lm_config, budget, out) as make:
+        yield make
 
 
 def _run_jobs(jobs: list[tuple[str, MemoryAgent, Stream]], suite: Suite, lm: dspy.BaseLM,
@@ -230,8 +210,8 @@ def evaluate(config: EvalConfig, lm_config: LMConfig, out: str | Path, *,
     out = Path(out)
     suite = make_eval_suite(config)
     agent = resolve_agent(config.agent, config.writer, config.buffer_share, config.actor)
-    if agent.name == MEM0_AGENT:
-        _check_mem0_run(config, lm_config)
+    if agent.memory_backend:  # before the run claims its directory: the backend can run
+        import_module(agent.memory_backend).check_run(config, lm_config)
     budget = window_chars(lm_config) if agent.fills_window else config.budget or suite.notes_budget
     streams = cap_observations(suite.streams(config.streams, seed=config.seed), config.max_observation)
     run_config = claim_run_dir(out, {"eval": config, "lm": lm_config, "budget": budget,

@@ -11,6 +11,11 @@ from pathlib import Path
 from typing import Any
 
 
+class RunDirError(ValueError):
+    """A run directory that cannot be used: it holds a run with another configuration, or it is
+    not a finished run where one is needed."""
+
+
 def write_text(path: str | Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same folder, fsynced and
     renamed over ``path``; on any error ``path`` is untouched and the temporary file removed."""

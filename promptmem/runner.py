@@ -10,7 +10,7 @@ import dspy
 from dspy.utils.usage_tracker import track_usage
 
 from promptmem.memory import EMPTY_NOTES, InMemoryStore, Memory, When, WriteFailed
-from promptmem.programs.writers import Write
+from promptmem.roles import Write
 from promptmem.recall import notes_recall
 from promptmem.tasks import Stream, Suite, Task
 

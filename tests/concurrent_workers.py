@@ -6,7 +6,7 @@ from __future__ import annotations
 def write_notes(path: str, who: str, count: int) -> None:
     """Apply ``count`` ADDs (and an UPDATE of the oldest note every tenth) to the store at ``path``."""
     from promptmem.memory import Op
-    from promptmem.sqlite_store import SQLiteStore
+    from promptmem.memory.sqlite import SQLiteStore
 
     store = SQLiteStore(path, budget=10**7, who=who)
     for i in range(count):
@@ -20,8 +20,8 @@ def tune_worker(out: str, trials: int) -> None:
     """Run ``trials`` trials of the shared study in ``out`` with a scripted LM."""
     from conftest import scripted_lm, typed_ops
 
-    from promptmem.lm import LMConfig
-    from promptmem.tune import TuneConfig, tune
+    from promptmem.lm.specs import LMConfig
+    from promptmem.optimize.tune import TuneConfig, tune
 
     lm = scripted_lm("3000", {"operations": typed_ops("ADD billing-api listens on port 3000")})
     config = TuneConfig(trials=trials, streams=1, tasks=6, budgets=(50, 800), top_ks=(0, 2), writers=("ops",))

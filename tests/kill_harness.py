@@ -34,7 +34,7 @@ def eval_target(out: str) -> None:
     from conftest import scripted_lm, typed_ops
 
     from promptmem.evaluate import EvalConfig, evaluate
-    from promptmem.lm import LMConfig
+    from promptmem.lm.specs import LMConfig
 
     lm = _slow(scripted_lm("3000", {"operations": typed_ops("ADD billing-api listens on port 3000")}), 0.01)
     evaluate(EvalConfig(streams=6, tasks=6, threads=1), LMConfig(spec="dummy/x"), out, lm=lm, show_progress=False)
@@ -44,8 +44,8 @@ def optimize_target(out: str) -> None:
     import dspy
     from test_optimize import CONFIG, ScriptedWorld, reflection_lm
 
-    from promptmem.lm import LMConfig
-    from promptmem.optimize import optimize
+    from promptmem.lm.specs import LMConfig
+    from promptmem.optimize.gepa import optimize
 
     engine = ScriptedWorld()
     complete = engine.complete
@@ -60,7 +60,7 @@ def distill_target(out: str) -> None:
 
     from promptmem.distill.pipeline import DistillConfig, distill
     from promptmem.distill.training import TrainConfig
-    from promptmem.lm import LMConfig
+    from promptmem.lm.specs import LMConfig
 
     lm = _slow(scripted_lm("42", {"operations": typed_ops("ADD session-store listens on port 3134")}), 0.01)
     config = DistillConfig(student=str(Path(out).parent / "student"), train_streams=2, tasks=6,

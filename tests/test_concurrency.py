@@ -9,7 +9,7 @@ from pathlib import Path
 from concurrent_workers import tune_worker, write_notes
 
 from promptmem.memory import Op
-from promptmem.sqlite_store import SQLiteStore
+from promptmem.memory.sqlite import SQLiteStore
 
 SPAWN = multiprocessing.get_context("spawn")
 TESTS = str(Path(__file__).parent)
@@ -66,7 +66,7 @@ def test_threads_sharing_one_store_lose_no_op(tmp_path):
 def test_the_embedder_loads_once_under_threads(monkeypatch):
     import numpy as np
 
-    import promptmem.embedding as embedding
+    import promptmem.memory.embedding as embedding
 
     loads = []
 

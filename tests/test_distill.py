@@ -13,10 +13,10 @@ from promptmem.distill.scratch_student import make_scratch_student  # noqa: E402
 from datasets import load_from_disk  # noqa: E402
 
 from promptmem.distill.pipeline import DistillConfig, distill, sft_rows  # noqa: E402
-from promptmem.distill.traces import TRACE_FORMAT, TraceRow, read_traces  # noqa: E402
+from promptmem.signals.traces import TRACE_FORMAT, TraceRow, read_traces  # noqa: E402
 from promptmem.distill.training import TrainConfig  # noqa: E402
 from promptmem.evaluate import RunDirError  # noqa: E402
-from promptmem.lm import LMConfig  # noqa: E402
+from promptmem.lm.specs import LMConfig  # noqa: E402
 
 
 def weights(checkpoint):
@@ -90,7 +90,7 @@ def test_a_rerun_resumes_and_a_changed_config_is_refused(run):
 
 def test_trace_files_with_a_bad_line_name_the_line(tmp_path):
     path = tmp_path / "s.jsonl"
-    path.write_text('{"format": "promptmem.traces/1"}\n')
+    path.write_text('{"format": "promptmem.signals.traces/1"}\n')
     with pytest.raises(ValueError, match=r"s.jsonl:1: not a trace row"):
         read_traces(path)
 

@@ -7,8 +7,9 @@ from conftest import raising_lm, scripted_lm, typed_ops
 from typer.testing import CliRunner
 
 from promptmem.cli import app
-from promptmem.evaluate import EvalConfig, RunDirError, evaluate
-from promptmem.lm import LMConfig
+from promptmem.evaluate import EvalConfig, evaluate
+from promptmem.files import RunDirError
+from promptmem.lm.specs import LMConfig
 
 CONFIG = EvalConfig(suite="synthetic", agent="seed", writer="ops", streams=3, seed=11, tasks=8,
                     threads=2)

@@ -16,7 +16,7 @@ def test_a_student_exported_to_gguf_answers_as_the_checkpoint_does_and_quantizes
 
     from promptmem.distill.gguf_export import export_gguf, file_type, quantize
     from promptmem.distill.students import resolve_student
-    from promptmem.local_models import model_path
+    from promptmem.lm.embedded import model_path
 
     checkpoint, original = resolve_student("smollm2-135m"), model_path("smollm2-135m")
     exported = export_gguf(checkpoint, original, tmp_path / "student.gguf")
@@ -41,7 +41,7 @@ def test_an_export_names_the_tensor_a_checkpoint_lacks(tmp_path):
 
     from promptmem.distill.gguf_export import ExportError, export_gguf
     from promptmem.distill.students import resolve_student
-    from promptmem.local_models import model_path
+    from promptmem.lm.embedded import model_path
 
     checkpoint = resolve_student("smollm2-135m")
     broken = tmp_path / "broken"
@@ -58,7 +58,7 @@ def test_the_comparison_serves_an_embedded_student_as_a_gguf_quantized_like_the_
     from promptmem.distill.gguf_export import file_type
     from promptmem.distill.pipeline import DistillConfig, served_spec
     from promptmem.distill.students import resolve_student
-    from promptmem.lm import LMConfig, local_gguf
+    from promptmem.lm.specs import LMConfig, local_gguf
 
     checkpoint, teacher = resolve_student("smollm2-135m"), LMConfig(spec="local:qwen2.5-coder-0.5b", threads=1)
     spec = served_spec(DistillConfig(student="smollm2-135m"), checkpoint, teacher, tmp_path / "student")

@@ -9,8 +9,8 @@ from fake_openai import FakeOpenAI
 from test_optimize import CONFIG, reflection_lm
 
 from promptmem.evaluate import EvalConfig, evaluate
-from promptmem.lm import LMConfig
-from promptmem.optimize import optimize
+from promptmem.lm.specs import LMConfig
+from promptmem.optimize.gepa import optimize
 
 KEY = "sk-planted-secret-0123456789"
 

@@ -7,9 +7,9 @@ import pytest
 from conftest import scripted_lm, typed_ops
 
 from promptmem.evaluate import EvalConfig, evaluate
-from promptmem.lm import LMConfig
+from promptmem.lm.specs import LMConfig
 from promptmem.memory import InMemoryStore, Op, rollback_to_step, shown_ids
-from promptmem.sqlite_store import SQLiteStore
+from promptmem.memory.sqlite import SQLiteStore
 from promptmem.suites import make_suite
 from promptmem.suites.hostile import HostileConfig, HostileSuite
 from promptmem.tasks import cap_observations

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
-from promptmem.local_models import LOCAL_MODELS, model_path
+from promptmem.lm.embedded import LOCAL_MODELS, model_path
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -3,7 +3,7 @@ that quotes its output (the real model is served in test_mem0's local_model test
 
 import pytest
 
-from promptmem.llama_server import LlamaServerError, llama_server
+from promptmem.lm.server import LlamaServerError, llama_server
 
 pytest.importorskip("llama_cpp.server.app", reason="llama-cpp-python's server extra is not installed: "
                                                    "pip install -e '.[peers]'")

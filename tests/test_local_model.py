@@ -35,7 +35,7 @@ def test_eval_on_the_embedded_model_writes_a_run_directory(tmp_path):
 def test_per_role_contexts_reuse_each_roles_prefix_and_change_no_output():
     """One llama.cpp context per prompt family against one shared context, on a fixed stream:
     the same greedy answers and writes, and more of the prompt served from cache."""
-    from promptmem.lm import LMConfig, adapter_for, make_lm
+    from promptmem.lm.specs import LMConfig, adapter_for, make_lm
     from promptmem.programs.agent import build_agent
     from promptmem.runner import run_stream
     from promptmem.suites import make_suite
@@ -58,7 +58,7 @@ def test_the_grammar_lets_typed_ops_name_only_the_notes_shown():
     that does not exist cannot name it, and op words inside an observation stay note text."""
     import dspy
 
-    from promptmem.lm import LMConfig, adapter_for, make_lm
+    from promptmem.lm.specs import LMConfig, adapter_for, make_lm
     from promptmem.memory import Note
     from promptmem.programs.agent import build_agent
     from promptmem.tasks import Task
@@ -80,7 +80,7 @@ def test_the_grammar_lets_the_select_writer_name_only_the_statements_shown():
     that do not exist gets only the numbers shown, and the kept notes are its own words."""
     import dspy
 
-    from promptmem.lm import LMConfig, adapter_for, make_lm
+    from promptmem.lm.specs import LMConfig, adapter_for, make_lm
     from promptmem.programs.agent import build_agent
     from promptmem.programs.select import statements
     from promptmem.tasks import Task
@@ -99,8 +99,8 @@ def test_top_k_grammar_picks_the_same_tokens_as_the_full_grammar_and_falls_back_
     full grammar's output; when none of them is allowed it judges the whole vocabulary."""
     from llama_cpp import Llama, LlamaGrammar
 
-    from promptmem.fast_grammar import TopKGrammarLlama
-    from promptmem.local_models import model_path
+    from promptmem.lm.fast_grammar import TopKGrammarLlama
+    from promptmem.lm.embedded import model_path
 
     schema = {"type": "object", "required": ["facts"], "properties": {"facts": {
         "type": "array", "minItems": 1, "maxItems": 3, "items": {

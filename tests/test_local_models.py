@@ -5,8 +5,8 @@ import sys
 
 import pytest
 
-from promptmem import local_models
-from promptmem.local_models import LocalModel, LocalModelError, model_path
+from promptmem.lm import embedded as local_models
+from promptmem.lm.embedded import LocalModel, LocalModelError, model_path
 
 
 @pytest.fixture

@@ -11,10 +11,10 @@ import pytest
 from fake_openai import FakeOpenAI
 from typer.testing import CliRunner
 
-from promptmem import mem0_store
+from promptmem.integrations import mem0 as mem0_store
 from promptmem.cli import app
 from promptmem.evaluate import EvalConfig, evaluate
-from promptmem.lm import LMConfig
+from promptmem.lm.specs import LMConfig
 from promptmem.memory import Op, When, WriteFailed
 
 try:

@@ -3,7 +3,7 @@ import json
 import pytest
 
 from promptmem.memory import EMPTY_NOTES, InMemoryStore, Memory, Op
-from promptmem.sqlite_store import SQLiteStore
+from promptmem.memory.sqlite import SQLiteStore
 
 
 @pytest.fixture(params=["in-memory", "sqlite"])

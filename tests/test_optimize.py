@@ -6,9 +6,9 @@ import re
 import dspy
 from dspy.utils.dummies import DummyLM
 
-from promptmem.lm import LMConfig
-from promptmem.optimize import OptimizeConfig, continual_metric, optimize
-from promptmem.proposer import role_of
+from promptmem.lm.specs import LMConfig
+from promptmem.optimize.gepa import OptimizeConfig, continual_metric, optimize
+from promptmem.roles import role_of
 from promptmem.programs import load_agent
 from promptmem.runner import StreamResult
 from promptmem.suites.synthetic import KEY_KINDS, SERVICES, SyntheticSuite

@@ -4,7 +4,7 @@ import dspy
 import pytest
 from conftest import raising_lm, scripted_lm
 
-from promptmem.grammar import NoteIdsAdapter
+from promptmem.lm.grammar import NoteIdsAdapter
 from promptmem.memory import InMemoryStore, Note, Op
 from promptmem.programs import build_agent, load_agent, save_agent
 from promptmem.programs.writers import OpsWriter, diff_ops, note_lines
@@ -165,7 +165,7 @@ def test_similar_notes_ranks_by_word_overlap():
 
 def test_full_context_agent_fills_the_window(tmp_path):
     from promptmem.evaluate import EvalConfig, evaluate
-    from promptmem.lm import LMConfig, window_chars
+    from promptmem.lm.specs import LMConfig, window_chars
 
     lm_config = LMConfig(spec="dummy/x", context=4096, max_tokens=256)
     report = evaluate(EvalConfig(agent="full-context", streams=1, tasks=6), lm_config, tmp_path,

@@ -5,8 +5,8 @@ import sqlite3
 import pytest
 
 from promptmem.memory import InMemoryStore, Note, Op, When
-from promptmem.ranking import RankedRetriever, RankWeights
-from promptmem.sqlite_store import SQLiteStore
+from promptmem.memory.ranking import RankedRetriever, RankWeights
+from promptmem.memory.sqlite import SQLiteStore
 
 QUERY = "Which port does billing-api listen on?"
 NOTES = [Note("n1", "billing-api port 7000", "task 1", 1, 3),

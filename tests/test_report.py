@@ -9,10 +9,10 @@ import pytest
 from conftest import scripted_lm, typed_ops
 
 from promptmem.evaluate import EvalConfig, evaluate
-from promptmem.html_report import RunDirError, html_report, write_html_report
-from promptmem.lm import LMConfig
+from promptmem.report.html import RunDirError, html_report, write_html_report
+from promptmem.lm.specs import LMConfig
 from promptmem.runner import StreamResult, TaskRecord
-from promptmem.story import question_story, replay
+from promptmem.report.story import question_story, replay
 from promptmem.tasks import Evidence, Fact
 
 

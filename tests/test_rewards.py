@@ -6,10 +6,11 @@ import dspy
 import pytest
 from dspy.utils.dummies import DummyLM
 
-from promptmem.distill.rewards import WriterState, actor_reward, discovery, writer_credit
+from promptmem.signals.rewards import WriterState, actor_reward, discovery, writer_credit
 from promptmem.memory import InMemoryStore, Note, Op
 from promptmem.programs.judge import DiscoveryJudge
-from promptmem.programs.writers import OpsWriter, Write
+from promptmem.programs.writers import OpsWriter
+from promptmem.roles import Write
 from promptmem.suites import SyntheticSuite
 from promptmem.suites.synthetic import KEY_KINDS
 from promptmem.tasks import Task

@@ -6,9 +6,9 @@ import json
 import dspy
 from dspy.utils.dummies import DummyLM
 
-from promptmem.lm import reused_prefix
+from promptmem.lm.llama_cpp import reused_prefix
 from promptmem.memory import InMemoryStore, Op
-from promptmem.proposer import CompactProposer, failure_lines, usable_rule
+from promptmem.optimize.proposer import CompactProposer, failure_lines, usable_rule
 from promptmem.recall import notes_recall
 from promptmem.tasks import Evidence, Fact
 

@@ -5,7 +5,7 @@ import sys
 import textwrap
 
 from promptmem.memory import Op
-from promptmem.sqlite_store import SQLiteStore
+from promptmem.memory.sqlite import SQLiteStore
 
 
 def run_python(code: str) -> subprocess.CompletedProcess:
@@ -16,7 +16,7 @@ def test_notes_persist_across_processes(tmp_path):
     db = tmp_path / "m.db"
     result = run_python(f"""
         from promptmem.memory import Op
-        from promptmem.sqlite_store import SQLiteStore
+        from promptmem.memory.sqlite import SQLiteStore
         SQLiteStore({str(db)!r}, budget=123).apply([Op("ADD", "billing-api port 8123")], step="t1")
     """)
     assert result.returncode == 0, result.stderr
@@ -32,7 +32,7 @@ def test_a_crash_mid_batch_applies_nothing(tmp_path):
     result = run_python(f"""
         import os
         from promptmem.memory import Op
-        from promptmem.sqlite_store import SQLiteStore
+        from promptmem.memory.sqlite import SQLiteStore
         store = SQLiteStore({str(db)!r})
         record, calls = store._record, []
         def crash_on_second(*args):

@@ -31,7 +31,7 @@ def test_missing_weights_say_what_where_and_how(tmp_path, monkeypatch):
 
 def test_hf_spec_without_a_checkpoint_is_a_clear_error(tmp_path):
     pytest.importorskip("transformers", reason="the distill extra is not installed")
-    from promptmem.lm import LMConfig, make_lm
+    from promptmem.lm.specs import LMConfig, make_lm
 
     with pytest.raises(FileNotFoundError, match=f"hf:{tmp_path}: no transformers checkpoint"):
         make_lm(LMConfig(spec=f"hf:{tmp_path}"))
@@ -41,7 +41,7 @@ def test_hf_spec_without_a_checkpoint_is_a_clear_error(tmp_path):
 def test_embedded_student_is_dequantized_once_and_served_by_hf_spec():
     """SmolLM2-135M: GGUF -> transformers checkpoint -> an `hf:` LM that generates."""
     pytest.importorskip("transformers", reason="the distill extra is not installed")
-    from promptmem.lm import LMConfig, make_lm
+    from promptmem.lm.specs import LMConfig, make_lm
 
     path = resolve_student("smollm2-135m")
     assert (path / "config.json").is_file() and resolve_student("smollm2-135m") == path

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from promptmem.distill.rewards import discovery
+from promptmem.signals.rewards import discovery
 from promptmem.feedback import stream_feedback
 from promptmem.memory import Note
 from promptmem.runner import StreamResult, TaskRecord

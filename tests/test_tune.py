@@ -4,8 +4,8 @@ import json
 
 from conftest import scripted_lm, typed_ops
 
-from promptmem.lm import LMConfig
-from promptmem.tune import TuneConfig, tune
+from promptmem.lm.specs import LMConfig
+from promptmem.optimize.tune import TuneConfig, tune
 
 CONFIG = TuneConfig(trials=3, streams=1, tasks=6, budgets=(50, 800), top_ks=(0, 2), writers=("ops",))
 

@@ -21,7 +21,7 @@ from promptmem.runner import run_stream
 
 pytest.importorskip("verifiers.v1", reason="verifiers is not installed: pip install -e '.[peers]'")
 
-from promptmem.verifiers_env import Setup  # noqa: E402 - needs verifiers
+from promptmem.integrations.verifiers_env import Setup  # noqa: E402 - needs verifiers
 
 ROLLOUT = Path(__file__).with_name("verifiers_rollout.py")
 
@@ -112,8 +112,8 @@ def test_export_refuses_what_the_environment_cannot_run(tmp_path):
 
 @pytest.mark.local_model
 def test_a_rollout_on_the_embedded_model_behind_llama_cpp_server(tmp_path):
-    from promptmem.lm import local_gguf
-    from promptmem.llama_server import llama_server
+    from promptmem.lm.specs import local_gguf
+    from promptmem.lm.server import llama_server
 
     target = export_and_install(tmp_path, "--writer", "facts", "--streams", "1", "--tasks", "4")
     with llama_server(local_gguf("local:qwen2.5-coder-0.5b"), context=4096) as url:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from statistics import mean
 from typing import Callable, Sequence
 
-from promptmem.programs.writers import Write
+from promptmem.roles import Write
 
 from promptmem.feedback import holding_fact
 from promptmem.memory import InMemoryStore, Note, Snapshot

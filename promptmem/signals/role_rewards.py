@@ -19,7 +19,7 @@ from difflib import SequenceMatcher
 from typing import Sequence
 
 import dspy
-from promptmem.distill.rewards import (
+from promptmem.signals.rewards import (
     DiscoveryFn,
     WriterState,
     actor_reward,
@@ -28,8 +28,8 @@ from promptmem.distill.rewards import (
     writer_credit,
     writer_recall,
 )
-from promptmem.distill.traces import TraceRow, writer_state
-from promptmem.programs.writers import Write
+from promptmem.signals.traces import TraceRow, writer_state
+from promptmem.roles import Write
 
 from promptmem.tasks import Stream, Suite, Task
 

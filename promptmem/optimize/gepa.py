@@ -17,12 +17,13 @@ from pathlib import Path
 
 import dspy
 
-from promptmem.comparison import Entry, compare
+from promptmem.report.comparison import Entry, compare
 from promptmem.evaluate import EvalConfig, claim_run_dir
 from promptmem.feedback import stream_feedback
 from promptmem.files import write_json
-from promptmem.lm import LMConfig, adapter_for, is_local, make_lm
-from promptmem.proposer import CompactProposer, role_of
+from promptmem.lm.specs import LMConfig, adapter_for, is_local, make_lm
+from promptmem.optimize.proposer import CompactProposer
+from promptmem.roles import role_of
 from promptmem.programs.agent import MemoryAgent, in_process, resolve_agent, save_agent
 from promptmem.metrics import stream_recall
 from promptmem.runner import run_stream

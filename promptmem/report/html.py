@@ -1,6 +1,6 @@
 """``promptmem report RUN_DIR... --html OUT.html``: one self-contained page comparing runs --
 scores and cost, learning curves, the notes over time (written, dropped, kept) and, per
-question, the note that held its answer or the write that lost it (``promptmem.story``)."""
+question, the note that held its answer or the write that lost it (``promptmem.report.story``)."""
 
 from __future__ import annotations
 
@@ -10,18 +10,14 @@ import json
 from pathlib import Path
 
 from promptmem.evaluate import EvalConfig, make_eval_suite
-from promptmem.files import write_text
+from promptmem.files import RunDirError, write_text
 from promptmem.runner import StreamResult
-from promptmem.story import question_story, replay
+from promptmem.report.story import question_story, replay
 
 STYLE = """body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222}
 table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left;
 vertical-align:top}th{background:#f3f3f3}.ok{color:#1a7f37}.miss{color:#b42318}details{margin:.3em 0}
 code{font-size:12px}"""
-
-
-class RunDirError(ValueError):
-    """A directory that is not a finished `promptmem eval` run."""
 
 
 def load_run(run_dir: Path) -> tuple[dict, dict, list[StreamResult]]:

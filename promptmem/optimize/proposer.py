@@ -16,6 +16,8 @@ from typing import Any, Mapping, Sequence
 
 import dspy
 
+from promptmem.roles import role_of
+
 ROLES = {"writer": "the writer, which edits the notes after each task for the tasks to come",
          "actor": "the actor, which answers each question from the notes and the current observation"}
 MAX_RULE_CHARS = 300
@@ -52,14 +54,6 @@ def usable_rule(text: str, instructions: str) -> str | None:
     if not sentence or len(sentence) > MAX_RULE_CHARS or _OP_LIKE.search(sentence):
         return None
     return None if sentence.lower() in instructions.lower() else sentence
-
-
-def role_of(pred_name: str | None) -> str | None:
-    """'writer' / 'actor' for a predictor name such as 'agent.writer.predict'; None: both."""
-    for role in ("writer", "actor"):
-        if pred_name and role in pred_name.split("."):
-            return role
-    return None
 
 
 class CompactProposer:

@@ -25,15 +25,15 @@ from statistics import mean
 from typing import Callable
 
 import dspy
-from promptmem.distill.rewards import WriterState, writer_recall
+from promptmem.signals.rewards import WriterState, writer_recall
 
 from promptmem.memory import InMemoryStore, Note, Snapshot
-from promptmem.proposer import role_of
+from promptmem.roles import role_of
 from promptmem.progress import task_bar
 from promptmem.runner import run_task
 from promptmem.tasks import Stream, Suite
 
-TRACE_FORMAT = "promptmem.traces/1"
+TRACE_FORMAT = "promptmem.signals.traces/1"
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from promptmem.evaluate import EvalConfig, claim_run_dir, evaluate
 from promptmem.files import write_json
-from promptmem.lm import LMConfig, make_lm
-from promptmem.optimize import OptimizeConfig, optimize
+from promptmem.lm.specs import LMConfig, make_lm
+from promptmem.optimize.gepa import OptimizeConfig, optimize
 
 
 @dataclass(frozen=True)

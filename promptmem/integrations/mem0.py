@@ -5,7 +5,7 @@ mem0 2.x extracts memories from each message it is given with ONE LLM call (its
 dedup against the 10 most similar; mem0 1.0.x also decided ADD/UPDATE/DELETE/NONE per
 fact). Everything runs offline: the LLM is an OpenAI-compatible endpoint (for a ``local:``
 spec, llama-cpp-python's server on the same GGUF, started for the run), the embedder is
-the packaged all-MiniLM-L6-v2 (``promptmem.embedding``), the vector store an embedded qdrant
+the packaged all-MiniLM-L6-v2 (``promptmem.memory.embedding``), the vector store an embedded qdrant
 and the history a SQLite file, both under the stream's directory; telemetry is off. Without
 spaCy and fastembed (mem0's optional extras) its search is semantic only, as in a default
 install of mem0.
@@ -23,12 +23,14 @@ from pathlib import Path
 
 import dspy
 
-from promptmem.embedding import model_dir
-from promptmem.llama_server import llama_server
-from promptmem.lm import LMConfig, local_gguf
-from promptmem.local_models import cache_dir
+from promptmem.memory.embedding import model_dir
+from promptmem.lm.server import llama_server
+from promptmem.lm.specs import LMConfig, local_gguf
+from promptmem.lm.embedded import cache_dir
 from promptmem.memory import (
     NO_MATCH,
+    InMemoryStore,
+    Memory,
     Note,
     Op,
     OpResult,
@@ -234,3 +236,27 @@ def mem0_stores(lm_config: LMConfig, root: Path, *, budget: int, top_k: int | No
                                   budget=budget, top_k=top_k, show_time=show_time)
 
         yield make
+
+
+# The mem0 agent's memory backend (``MemoryAgent.memory_backend``): how `promptmem eval` checks and
+# opens it.
+
+def check_run(config, lm_config: LMConfig) -> None:
+    """Before a mem0 run claims its directory: mem0 is installed and can call the LM, and no
+    option that chooses promptmem's stores is given (they do not apply to mem0's memory)."""
+    check_setup(lm_config)
+    given = {"--store": config.store != "memory", "--retriever": config.retriever != "lexical",
+             "--rank": bool(config.rank), "--max-deletes": config.max_deletes is not None}
+    if any(given.values()):
+        raise ValueError(f"--agent mem0 keeps its memories in mem0 (embedded qdrant, searched by embeddings); "
+                         f"these options choose promptmem's stores: {', '.join(f for f, on in given.items() if on)}")
+
+
+@contextmanager
+def run_memory(config, lm_config: LMConfig, budget: int, out: Path) -> Iterator[Callable[[str, str], Memory]]:
+    """The run's memory factory for (label, stream id): mem0 itself for the agent (files under
+    ``OUT/memory/agent/<stream id>/``, its LLM endpoint up for the block); the no-memory
+    reference gets an unused in-process store."""
+    with mem0_stores(lm_config, out / "memory" / "agent", budget=budget, top_k=config.top_k,
+                     show_time=config.show_time) as make_mem0:
+        yield lambda label, stream_id: make_mem0(stream_id) if label == "agent" else InMemoryStore(budget)

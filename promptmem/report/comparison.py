@@ -14,7 +14,7 @@ import dspy
 
 from promptmem.evaluate import EvalConfig, evaluate
 from promptmem.files import write_json
-from promptmem.lm import LMConfig
+from promptmem.lm.specs import LMConfig
 from promptmem.metrics import Report
 
 

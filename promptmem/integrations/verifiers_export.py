@@ -1,7 +1,7 @@
 """``promptmem export verifiers``: any suite's streams as a verifiers environment package.
 
 The package (``OUT/``) is pip-installable: ``pyproject.toml``, a module that re-exports
-``promptmem.verifiers_env``'s environment with its own streams, ``promptmem.json`` (the eval
+``promptmem.integrations.verifiers_env``'s environment with its own streams, ``promptmem.json`` (the eval
 settings, the reward horizon and the writer's reward weight) and copies of the data file and
 saved program it needs. verifiers finds it by its id (``promptmem-synthetic`` imports
 ``promptmem_synthetic``). The export is checked by loading it the way the environment will
@@ -44,7 +44,7 @@ Taskset id: {name}. Rewards: `score` (mean suite score) and `writer` (the writer
 
 from pathlib import Path
 
-from promptmem.verifiers_env import MemoryEnv, PolicyChat, StreamTaskset
+from promptmem.integrations.verifiers_env import MemoryEnv, PolicyChat, StreamTaskset
 
 
 class Streams(StreamTaskset):
@@ -92,7 +92,7 @@ def export_verifiers(config: EvalConfig, out: str | Path, *, name: str | None = 
                      writer_weight: float = 0.5) -> Path:
     """Write the package for ``config``'s streams into ``out`` (which must not exist or be
     empty) and return ``out``. Raises ValueError for what the environment cannot run."""
-    from promptmem.verifiers_env import EXPORT_FILE, EXPORT_FORMAT, Setup  # the `peers` extra
+    from promptmem.integrations.verifiers_env import EXPORT_FILE, EXPORT_FORMAT, Setup  # the `peers` extra
 
     out = Path(out)
     if out.exists() and any(out.iterdir()):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from dspy.lm15 import Message, Response, TextPart, Usage, response_to_events
 
-from promptmem.lm import text_of
+from promptmem.lm.engine import text_of
 
 
 class TransformersEngine:

@@ -30,10 +30,10 @@ from dspy.lm15 import Message, Response, TextPart, Usage, response_to_events
 from openai import AsyncOpenAI
 from verifiers.v1.dialects.chat import message_to_wire
 
-from promptmem.distill.role_rewards import RoleRewards, check_one_call_writer
-from promptmem.distill.traces import TraceRow, trace_stream
+from promptmem.signals.role_rewards import RoleRewards, check_one_call_writer
+from promptmem.signals.traces import TraceRow, trace_stream
 from promptmem.evaluate import EvalConfig, make_eval_suite
-from promptmem.lm import text_of
+from promptmem.lm.engine import text_of
 from promptmem.programs.agent import in_process, resolve_agent
 from promptmem.tasks import Stream, cap_observations
 

@@ -1,0 +1,128 @@
+"""LM specs -> DSPy LMs, through one registry of backends that declare what they can do.
+
+``local:<name>`` (or ``local`` for the default; or ``local:PATH.gguf``) runs a GGUF in-process through
+llama-cpp-python, as a DSPy custom engine with JSON-schema-constrained output. ``hf:PATH``
+runs a transformers checkpoint in-process (a distilled student; the ``distill`` extra). Any other
+string goes to ``dspy.LM`` unchanged (``openai/gpt-4.1-mini``, ``hosted_vllm/...`` with an
+``api_base``, …). A new backend is one ``Backend`` passed to ``register_backend`` (see
+docs/development.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import dspy
+
+from promptmem.lm.grammar import NoteIdsAdapter
+from promptmem.lm.embedded import DEFAULT_LOCAL_MODEL, gguf_path
+
+LOCAL_PREFIX = "local"
+HF_PREFIX = "hf:"
+
+
+@dataclass(frozen=True)
+class LMConfig:
+    """How to build the LM for a spec."""
+
+    spec: str = f"{LOCAL_PREFIX}:{DEFAULT_LOCAL_MODEL}"  # LM spec string
+    api_base: str | None = None  # server URL for hosted specs (hosted_vllm/..., openai/...)
+    temperature: float = 0.0  # sampling temperature (0 = greedy)
+    max_tokens: int = 256  # completion limit per call (an 800-char notes rewrite is ~220 tokens)
+    context: int = 4096  # context window for local models, in tokens
+    threads: int | None = None  # CPU threads for local models (default: all cores)
+    contexts: int = 4  # local models: llama.cpp contexts, one per prompt family (1 = one shared)
+    timeout: float = 120.0  # seconds per call for hosted LMs
+
+
+def window_chars(config: LMConfig, prompt_overhead_tokens: int = 700, chars_per_token: float = 3.0) -> int:
+    """How many characters of history fit the context window next to the prompt's own text
+    and the completion (a conservative 3 characters per token)."""
+    return int((config.context - config.max_tokens - prompt_overhead_tokens) * chars_per_token)
+
+
+@dataclass(frozen=True)
+class Backend:
+    """One kind of LM spec: which specs it takes, how it builds their DSPy LM, what it can do.
+
+    ``in_process``: the model runs in this process and serves one call at a time (runs use one
+    thread; its ``threads`` setting is the CPU threads of the model). ``adapter``: the DSPy
+    adapter its output is read with (``NoteIdsAdapter`` decodes under the signature's JSON
+    schema where ``grammar`` is true, so output always parses).
+    """
+
+    name: str
+    matches: Callable[[str], bool]
+    build: Callable[["LMConfig", dict], dspy.LM]
+    in_process: bool = False
+    grammar: bool = False
+    adapter: Callable[[], dspy.Adapter] = dspy.ChatAdapter
+
+
+def _is_gguf_spec(spec: str) -> bool:
+    return spec == LOCAL_PREFIX or spec.startswith(f"{LOCAL_PREFIX}:")
+
+
+def local_gguf(spec: str) -> Path | None:
+    """The GGUF file a ``local`` spec runs (None for other specs)."""
+    return gguf_path(spec.partition(":")[2] or DEFAULT_LOCAL_MODEL) if _is_gguf_spec(spec) else None
+
+
+def _llama_cpp(config: LMConfig, common: dict) -> dspy.LM:
+    from promptmem.lm.llama_cpp import LlamaCppEngine  # the `local` extra
+
+    name = config.spec.partition(":")[2] or DEFAULT_LOCAL_MODEL
+    engine = LlamaCppEngine(local_gguf(config.spec), context=config.context, threads=config.threads,
+                            contexts=config.contexts)
+    return dspy.LM(f"{LOCAL_PREFIX}/{Path(name).stem if name.endswith('.gguf') else name}", engine=engine, **common)
+
+
+def _transformers(config: LMConfig, common: dict) -> dspy.LM:
+    from promptmem.lm.hf_engine import TransformersEngine  # the `distill` extra
+
+    engine = TransformersEngine(Path(config.spec[len(HF_PREFIX):]).expanduser(), threads=config.threads)
+    return dspy.LM(f"hf/{engine.path.name}", engine=engine, **common)
+
+
+def _hosted(config: LMConfig, common: dict) -> dspy.LM:
+    hosted = {"api_base": config.api_base} if config.api_base else {}
+    return dspy.LM(config.spec, timeout=config.timeout, num_retries=2, **hosted, **common)
+
+
+BACKENDS: list[Backend] = [
+    Backend("llama.cpp", _is_gguf_spec, _llama_cpp, in_process=True, grammar=True, adapter=NoteIdsAdapter),
+    # students learn the teacher's JSON, so they are read as JSON too (no grammar: parsed text)
+    Backend("transformers", lambda spec: spec.startswith(HF_PREFIX), _transformers, in_process=True,
+            adapter=NoteIdsAdapter),
+]
+HOSTED = Backend("litellm", lambda spec: True, _hosted)  # any other spec: dspy.LM unchanged
+
+
+def register_backend(backend: Backend) -> None:
+    """Make ``backend`` serve the specs it matches (checked before those registered earlier)."""
+    BACKENDS.insert(0, backend)
+
+
+def backend_for(spec: str) -> Backend:
+    """The backend that serves ``spec`` (hosted through litellm when no other matches)."""
+    return next((backend for backend in BACKENDS if backend.matches(spec)), HOSTED)
+
+
+def is_local(spec: str) -> bool:
+    """The spec names a model that runs in this process (one call at a time)."""
+    return backend_for(spec).in_process
+
+
+def make_lm(config: LMConfig) -> dspy.LM:
+    """The DSPy LM for ``config.spec`` (uncached, so timings and token counts are real)."""
+    common = {"temperature": config.temperature, "max_tokens": config.max_tokens, "cache": False}
+    return backend_for(config.spec).build(config, common)
+
+
+def adapter_for(spec: str) -> dspy.Adapter:
+    """The adapter ``spec``'s backend declares: JSON for in-process models (a grammar guarantees
+    parseable output from GGUFs, and typed ops may name only the notes shown); DSPy's chat
+    format (with its JSON fallback) for the rest."""
+    return backend_for(spec).adapter()

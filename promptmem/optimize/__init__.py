@@ -1,0 +1,2 @@
+"""Optimization: GEPA over the actor's and writer's instructions (``gepa``), the compact
+instruction proposer, and Optuna over a run's settings (``tune``)."""
