@@ -31,13 +31,16 @@ def parse_condition(text: str) -> tuple[str, str, float, str]:
     """``agent[:writer[:buffer share[:actor]]]`` -> (agent, writer, share, actor); defaults:
     the ops writer, no buffer, the plain actor."""
     parts = text.split(":")
-    agent, writer, share, actor = parts + ["ops", "0", "plain"][len(parts) - 1:]
+    agent, writer, share, actor = parts + ["ops", "0", "plain"][len(parts) - 1 :]
     return agent, writer, float(share), actor
 
 
 def label(agent: str, writer: str, share: float, actor: str) -> str:
-    name = agent if agent != "seed" else (
-        f"hybrid ({writer} writer, {share:.0%} buffer)" if share else f"seed ({writer} writer)")
+    name = (
+        agent
+        if agent != "seed"
+        else (f"hybrid ({writer} writer, {share:.0%} buffer)" if share else f"seed ({writer} writer)")
+    )
     return name + (f" + {actor} actor" if actor != "plain" else "")
 
 
@@ -47,44 +50,68 @@ def run_model(spec: str, args) -> list[dict]:
     rows, reference = [], None
     for condition in args.conditions.split(","):
         agent, writer, share, actor = parse_condition(condition)
-        config = EvalConfig(agent=agent, writer=writer, buffer_share=share, actor=actor, streams=args.streams,
-                            tasks=args.tasks, seed=args.seed, threads=1, baseline=False)
+        config = EvalConfig(
+            agent=agent,
+            writer=writer,
+            buffer_share=share,
+            actor=actor,
+            streams=args.streams,
+            tasks=args.tasks,
+            seed=args.seed,
+            threads=1,
+            baseline=False,
+        )
         out = Path(args.runs) / spec.replace(":", "-") / condition.replace(":", "-")
         start = time.perf_counter()
         summary = evaluate(config, lm_config, out, lm=lm).agent
         reference = summary.score if agent == "no-memory" else reference
         cost = summary.cost
-        rows.append({
-            "model": spec, "agent": label(agent, writer, share, actor), "score": summary.score,
-            "notes_recall": summary.notes_recall,
-            "memory_gain": round(summary.score - reference, 4),
-            "per_stream": summary.per_stream, "breakdown": summary.breakdown,
-            "tokens_per_task": round(cost.prompt_tokens_per_task + cost.completion_tokens_per_task, 1),
-            "prompt_tokens_per_task": cost.prompt_tokens_per_task,
-            "completion_tokens_per_task": cost.completion_tokens_per_task,
-            "calls_per_task": cost.calls_per_task, "seconds_per_task": cost.seconds_per_task,
-            "write_failures": summary.write_failures, "rejected_ops": summary.rejected_ops,
-            "final_notes_chars": summary.final_notes_chars, "questions": summary.questions,
-            "wall_seconds_this_invocation": round(time.perf_counter() - start, 1),
-            "run_dir": str(out)})
+        rows.append(
+            {
+                "model": spec,
+                "agent": label(agent, writer, share, actor),
+                "score": summary.score,
+                "notes_recall": summary.notes_recall,
+                "memory_gain": round(summary.score - reference, 4),
+                "per_stream": summary.per_stream,
+                "breakdown": summary.breakdown,
+                "tokens_per_task": round(cost.prompt_tokens_per_task + cost.completion_tokens_per_task, 1),
+                "prompt_tokens_per_task": cost.prompt_tokens_per_task,
+                "completion_tokens_per_task": cost.completion_tokens_per_task,
+                "calls_per_task": cost.calls_per_task,
+                "seconds_per_task": cost.seconds_per_task,
+                "write_failures": summary.write_failures,
+                "rejected_ops": summary.rejected_ops,
+                "final_notes_chars": summary.final_notes_chars,
+                "questions": summary.questions,
+                "wall_seconds_this_invocation": round(time.perf_counter() - start, 1),
+                "run_dir": str(out),
+            }
+        )
     return rows
 
 
 def markdown(rows: list[dict]) -> str:
-    lines = ["| model | agent | score | memory gain | notes recall | tokens/task | s/task | failed writes | final notes (chars) |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| model | agent | score | memory gain | notes recall | tokens/task | s/task | failed writes | final notes (chars) |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
         recall = "–" if r.get("notes_recall") is None else f"{r['notes_recall']:.3f}"
-        lines.append(f"| {r['model']} | {r['agent']} | {r['score']:.3f} | {r['memory_gain']:+.3f} | {recall} | "
-                     f"{r['tokens_per_task']:.0f} | {r['seconds_per_task']:.1f} | "
-                     f"{r['write_failures']} | {r['final_notes_chars']:.0f} |")
+        lines.append(
+            f"| {r['model']} | {r['agent']} | {r['score']:.3f} | {r['memory_gain']:+.3f} | {recall} | "
+            f"{r['tokens_per_task']:.0f} | {r['seconds_per_task']:.1f} | "
+            f"{r['write_failures']} | {r['final_notes_chars']:.0f} |"
+        )
     return "\n".join(lines)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", default="local:qwen2.5-coder-0.5b,local:qwen2.5-coder-1.5b")
-    parser.add_argument("--conditions", default=CONDITIONS, help="agent[:writer[:buffer share[:actor]]], comma-separated")
+    parser.add_argument(
+        "--conditions", default=CONDITIONS, help="agent[:writer[:buffer share[:actor]]], comma-separated"
+    )
     parser.add_argument("--streams", type=int, default=2)
     parser.add_argument("--tasks", type=int, default=16)
     parser.add_argument("--seed", type=int, default=1000, help="held out: tests use seeds < 1000")
@@ -94,12 +121,23 @@ def main() -> None:
     start = time.perf_counter()
     rows = [row for spec in args.models.split(",") for row in run_model(spec, args)]
     result = {
-        "benchmark": "baseline", "suite": "synthetic", "conditions": args.conditions, "streams": args.streams,
-        "tasks_per_stream": args.tasks, "seed": args.seed, "budget_chars": SyntheticConfig().budget,
+        "benchmark": "baseline",
+        "suite": "synthetic",
+        "conditions": args.conditions,
+        "streams": args.streams,
+        "tasks_per_stream": args.tasks,
+        "seed": args.seed,
+        "budget_chars": SyntheticConfig().budget,
         "lm": asdict(LMConfig()) | {"spec": args.models},
-        "machine": {"python": platform.python_version(), "cpu": platform.machine(),
-                    "dspy": version("dspy"), "llama_cpp_python": version("llama_cpp_python")},
-        "wall_seconds": round(time.perf_counter() - start, 1), "rows": rows}
+        "machine": {
+            "python": platform.python_version(),
+            "cpu": platform.machine(),
+            "dspy": version("dspy"),
+            "llama_cpp_python": version("llama_cpp_python"),
+        },
+        "wall_seconds": round(time.perf_counter() - start, 1),
+        "rows": rows,
+    }
     write_json(args.out, result)
     print(markdown(rows))
 

@@ -24,9 +24,10 @@ import time
 from importlib.metadata import version
 from pathlib import Path
 
+from promptmem.programs.agent import build_agent
+
 from promptmem.lm.specs import LMConfig, adapter_for, make_lm
 from promptmem.metrics import stream_recall, stream_score
-from promptmem.programs.agent import build_agent
 from promptmem.runner import run_stream
 from promptmem.suites import make_suite
 
@@ -36,25 +37,34 @@ CONDITIONS = {"shared": (1, True), "per-role": (4, True), "per-role + recall": (
 def run_window(spec: str, contexts: int, act: bool, stream, suite) -> dict:
     lm = make_lm(LMConfig(spec=spec, contexts=contexts))
     start = time.perf_counter()
-    result = run_stream(build_agent("seed", "ops"), stream, suite, lm, budget=suite.notes_budget,
-                        adapter=adapter_for(spec), act=act)
+    result = run_stream(
+        build_agent("seed", "ops"), stream, suite, lm, budget=suite.notes_budget, adapter=adapter_for(spec), act=act
+    )
     seconds = time.perf_counter() - start
     records = result.records
     prompt = sum(r.prompt_tokens for r in records)
     reused = sum(r.prompt_tokens_reused for r in records)
-    return {"seconds": round(seconds, 2), "calls": sum(r.calls for r in records),
-            "prompt_tokens": prompt, "prompt_tokens_reused": reused, "prompt_tokens_processed": prompt - reused,
-            "completion_tokens": sum(r.completion_tokens for r in records),
-            "score": stream_score(records) if act else None, "notes_recall": stream_recall(records),
-            "outputs": [(r.answer, r.write_raw) for r in records]}
+    return {
+        "seconds": round(seconds, 2),
+        "calls": sum(r.calls for r in records),
+        "prompt_tokens": prompt,
+        "prompt_tokens_reused": reused,
+        "prompt_tokens_processed": prompt - reused,
+        "completion_tokens": sum(r.completion_tokens for r in records),
+        "score": stream_score(records) if act else None,
+        "notes_recall": stream_recall(records),
+        "outputs": [(r.answer, r.write_raw) for r in records],
+    }
 
 
 def summarize(runs: list[dict]) -> dict:
     keys = ("seconds", "calls", "prompt_tokens", "prompt_tokens_reused", "prompt_tokens_processed", "completion_tokens")
     total = {key: sum(run[key] for run in runs) for key in keys}
-    return {**{f"{key}_per_call": round(total[key] / len(runs), 1) for key in keys},
-            "reused_share": round(total["prompt_tokens_reused"] / max(total["prompt_tokens"], 1), 3),
-            "per_window": [{k: v for k, v in run.items() if k != "outputs"} for run in runs]}
+    return {
+        **{f"{key}_per_call": round(total[key] / len(runs), 1) for key in keys},
+        "reused_share": round(total["prompt_tokens_reused"] / max(total["prompt_tokens"], 1), 3),
+        "per_window": [{k: v for k, v in run.items() if k != "outputs"} for run in runs],
+    }
 
 
 def run_model(spec: str, args) -> dict:
@@ -69,21 +79,27 @@ def run_model(spec: str, args) -> dict:
     pairs = [(a, b) for x, y in zip(runs["shared"], runs["per-role"]) for a, b in zip(x["outputs"], y["outputs"])]
     result = {name: summarize(items) for name, items in runs.items()}
     shared = result["shared"]["seconds_per_call"]
-    return {"conditions": result,
-            "speedup_per_role": round(shared / result["per-role"]["seconds_per_call"], 2),
-            "speedup_per_role_recall": round(shared / result["per-role + recall"]["seconds_per_call"], 2),
-            "identical_steps_shared_vs_per_role": f"{sum(a == b for a, b in pairs)}/{len(pairs)}"}
+    return {
+        "conditions": result,
+        "speedup_per_role": round(shared / result["per-role"]["seconds_per_call"], 2),
+        "speedup_per_role_recall": round(shared / result["per-role + recall"]["seconds_per_call"], 2),
+        "identical_steps_shared_vs_per_role": f"{sum(a == b for a, b in pairs)}/{len(pairs)}",
+    }
 
 
 def markdown(models: dict) -> str:
-    lines = ["| model | path | s per metric call | speedup | prompt tokens processed / reused per call | reused share | LM calls |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| model | path | s per metric call | speedup | prompt tokens processed / reused per call | reused share | LM calls |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for spec, data in models.items():
         for name, row in data["conditions"].items():
             speedup = data["conditions"]["shared"]["seconds_per_call"] / row["seconds_per_call"]
-            lines.append(f"| {spec} | {name} | {row['seconds_per_call']:.1f} | {speedup:.2f}× | "
-                         f"{row['prompt_tokens_processed_per_call']:.0f} / {row['prompt_tokens_reused_per_call']:.0f} | "
-                         f"{row['reused_share']:.0%} | {row['calls_per_call']:.0f} |")
+            lines.append(
+                f"| {spec} | {name} | {row['seconds_per_call']:.1f} | {speedup:.2f}× | "
+                f"{row['prompt_tokens_processed_per_call']:.0f} / {row['prompt_tokens_reused_per_call']:.0f} | "
+                f"{row['reused_share']:.0%} | {row['calls_per_call']:.0f} |"
+            )
     return "\n".join(lines)
 
 
@@ -96,9 +112,14 @@ def main() -> None:
     parser.add_argument("--out", default="benchmarks/results/engine.json")
     args = parser.parse_args()
     models = {spec: run_model(spec, args) for spec in args.models}
-    payload = {"benchmark": "engine", "settings": vars(args), "platform": platform.platform(),
-               "promptmem": version("promptmem"), "llama_cpp_python": version("llama-cpp-python"),
-               "models": models}
+    payload = {
+        "benchmark": "engine",
+        "settings": vars(args),
+        "platform": platform.platform(),
+        "promptmem": version("promptmem"),
+        "llama_cpp_python": version("llama-cpp-python"),
+        "models": models,
+    }
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(payload, indent=2))
     print(markdown(models))

@@ -36,11 +36,15 @@ def kills(target: str, count: int, seed: int, root: Path) -> dict:
     reference = results(target, root / "reference")
     rng = random.Random(seed)
     outcomes = [kill_and_resume(target, root / f"killed-{i}", reference, rng, duration) for i in range(count)]
-    return {"runs": count, "killed": sum(o["killed"] for o in outcomes),
-            "results_lost": sum(not o["kept_unchanged"] for o in outcomes),
-            "finished_units_before_kills": sum(o["finished_before_kill"] for o in outcomes),
-            "equal_to_uninterrupted": sum(o["equal_to_reference"] for o in outcomes),
-            "uninterrupted_seconds": round(duration, 2), "outcomes": outcomes}
+    return {
+        "runs": count,
+        "killed": sum(o["killed"] for o in outcomes),
+        "results_lost": sum(not o["kept_unchanged"] for o in outcomes),
+        "finished_units_before_kills": sum(o["finished_before_kill"] for o in outcomes),
+        "equal_to_uninterrupted": sum(o["equal_to_reference"] for o in outcomes),
+        "uninterrupted_seconds": round(duration, 2),
+        "outcomes": outcomes,
+    }
 
 
 def server_faults(root: Path) -> dict:
@@ -55,15 +59,22 @@ def server_faults(root: Path) -> dict:
         out = root / f"server-{fault}"
         with FakeOpenAI([fault] * 3, reply, hang=2.0) as server:
             try:
-                report = evaluate(EvalConfig(streams=1, tasks=6, threads=1, baseline=False),
-                                  LMConfig(spec="openai/fake-model", api_base=server.url, timeout=1.0), out,
-                                  show_progress=False)
+                report = evaluate(
+                    EvalConfig(streams=1, tasks=6, threads=1, baseline=False),
+                    LMConfig(spec="openai/fake-model", api_base=server.url, timeout=1.0),
+                    out,
+                    show_progress=False,
+                )
                 crashed, failures = False, report.agent.write_failures
             except Exception:  # noqa: BLE001 - counted: a crash is what this measures
                 crashed, failures = True, None
         leaked = [p.name for p in out.rglob("*") if p.is_file() and KEY.encode() in p.read_bytes()]
-        rows[fault] = {"requests": server.requests, "crashed": crashed, "failed_writes": failures,
-                       "key_in_run_dir": bool(leaked)}
+        rows[fault] = {
+            "requests": server.requests,
+            "crashed": crashed,
+            "failed_writes": failures,
+            "key_in_run_dir": bool(leaked),
+        }
     return rows
 
 
@@ -77,14 +88,20 @@ def main() -> None:
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="promptmem-faults-") as tmp:
         root = Path(tmp)
-        result = {"benchmark": "faults",
-                  "kills": {"eval": kills("eval", args.eval_kills, args.seed, root / "eval"),
-                            "optimize": kills("optimize", args.optimize_kills, args.seed, root / "optimize")},
-                  "server_faults": server_faults(root)}
+        result = {
+            "benchmark": "faults",
+            "kills": {
+                "eval": kills("eval", args.eval_kills, args.seed, root / "eval"),
+                "optimize": kills("optimize", args.optimize_kills, args.seed, root / "optimize"),
+            },
+            "server_faults": server_faults(root),
+        }
     result["wall_seconds"] = round(time.perf_counter() - start, 1)
     write_json(args.out, result)
-    summary = {k: {m: v[m] for m in ("runs", "killed", "results_lost", "equal_to_uninterrupted")}
-               for k, v in result["kills"].items()}
+    summary = {
+        k: {m: v[m] for m in ("runs", "killed", "results_lost", "equal_to_uninterrupted")}
+        for k, v in result["kills"].items()
+    }
     print(json.dumps({"kills": summary, "server_faults": result["server_faults"]}, indent=2))
 
 

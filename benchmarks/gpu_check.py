@@ -22,6 +22,7 @@ from pathlib import Path
 
 from promptmem.distill.scratch_student import make_scratch_student
 from promptmem.distill.training import TrainConfig, grpo, sft
+
 from promptmem.files import write_json
 from promptmem.suites import make_suite
 
@@ -41,9 +42,14 @@ def question_rows(count: int) -> list[Row]:
     for stream in make_suite("synthetic", tasks=24).streams(max(1, count // 12), seed=5000):
         for task in stream.tasks:
             if task.is_question and len(rows) < count:
-                prompt = [{"role": "system", "content": "Answer the question from the observation. Reply in JSON."},
-                          {"role": "user", "content": f"[[ ## observation ## ]]\n{task.observation}\n\n"
-                                                      f"[[ ## question ## ]]\n{task.question}"}]
+                prompt = [
+                    {"role": "system", "content": "Answer the question from the observation. Reply in JSON."},
+                    {
+                        "role": "user",
+                        "content": f"[[ ## observation ## ]]\n{task.observation}\n\n"
+                        f"[[ ## question ## ]]\n{task.question}",
+                    },
+                ]
                 rows.append(Row(prompt, json.dumps({"answer": task.answer[0]}), task.answer[0]))
     return rows
 
@@ -61,33 +67,58 @@ def main() -> None:
     import torch
 
     out, start = Path(args.out), time.perf_counter()
-    student = make_scratch_student(out / "student", hidden=args.hidden, layers=args.layers, heads=args.heads, vocab=4000)
+    student = make_scratch_student(
+        out / "student", hidden=args.hidden, layers=args.layers, heads=args.heads, vocab=4000
+    )
     rows = question_rows(args.rows)
     batch = 8
-    config = TrainConfig(sft_epochs=args.sft_steps * batch / len(rows), batch_size=batch, grpo_steps=args.grpo_steps,
-                         generations=8, prompts_per_step=4, max_completion_tokens=48, lora=True, save_steps=1000,
-                         gradient_checkpointing=False)
+    config = TrainConfig(
+        sft_epochs=args.sft_steps * batch / len(rows),
+        batch_size=batch,
+        grpo_steps=args.grpo_steps,
+        generations=8,
+        prompts_per_step=4,
+        max_completion_tokens=48,
+        lora=True,
+        save_steps=1000,
+        gradient_checkpointing=False,
+    )
     timings = {}
-    for stage, run in (("sft", lambda: sft(student, rows, out / "sft", config)),
-                       ("grpo", lambda: grpo(out / "sft" / "model", rows, [reward(rows)], out / "grpo", config))):
+    for stage, run in (
+        ("sft", lambda: sft(student, rows, out / "sft", config)),
+        ("grpo", lambda: grpo(out / "sft" / "model", rows, [reward(rows)], out / "grpo", config)),
+    ):
         began = time.perf_counter()
         run()
         log = json.loads((out / stage / "log.json").read_text())
         steps = max(entry.get("step", 0) for entry in log)
-        timings[stage] = {"steps": steps, "seconds": round(time.perf_counter() - began, 1),
-                          "seconds_per_step": round((time.perf_counter() - began) / max(steps, 1), 2)}
+        timings[stage] = {
+            "steps": steps,
+            "seconds": round(time.perf_counter() - began, 1),
+            "seconds_per_step": round((time.perf_counter() - began) / max(steps, 1), 2),
+        }
     gpu = torch.cuda.is_available()
-    result = {"benchmark": "gpu_check", "device": torch.cuda.get_device_name(0) if gpu else "cpu",
-              "dtype": "bfloat16" if gpu else "float32", "torch": torch.__version__,
-              "student": {"hidden": args.hidden, "layers": args.layers,
-                          "parameters": sum(p.numel() for p in _model(out / "grpo" / "model").parameters())},
-              "rows": len(rows), **timings, "wall_seconds": round(time.perf_counter() - start, 1)}
+    result = {
+        "benchmark": "gpu_check",
+        "device": torch.cuda.get_device_name(0) if gpu else "cpu",
+        "dtype": "bfloat16" if gpu else "float32",
+        "torch": torch.__version__,
+        "student": {
+            "hidden": args.hidden,
+            "layers": args.layers,
+            "parameters": sum(p.numel() for p in _model(out / "grpo" / "model").parameters()),
+        },
+        "rows": len(rows),
+        **timings,
+        "wall_seconds": round(time.perf_counter() - start, 1),
+    }
     write_json(out / "gpu_check.json", result)
     print(json.dumps(result, indent=1))
 
 
 def reward(rows: list[Row]):
     """TRL reward: 1 when the completion holds the row's answer, plus 0.01 per character up to 40."""
+
     def gold_answer(prompts, completions, row, **_) -> list[float]:
         texts = [c if isinstance(c, str) else c[-1]["content"] for c in completions]
         return [float(rows[i].answer in text) + 0.01 * min(len(text), 40) for text, i in zip(texts, row)]

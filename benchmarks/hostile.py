@@ -25,11 +25,16 @@ WRITERS = {"append-raw": ("append-raw", "ops"), "facts": ("seed", "facts"), "typ
 
 def attack_counts(run: Path) -> dict:
     """Attacked observations, observations cut by the guard, DELETEs the guard rejected."""
-    records = [r for path in sorted((run / "streams" / "agent").glob("*.json"))
-               for r in StreamResult.from_json(json.loads(path.read_text())).records]
-    return {"attacked": sum(bool(r.meta.get("hostile")) for r in records),
-            "observations_cut": sum(bool(r.meta.get("observation_cut")) for r in records),
-            "deletes_rejected": sum(op["kind"] == "DELETE" and not op["applied"] for r in records for op in r.ops)}
+    records = [
+        r
+        for path in sorted((run / "streams" / "agent").glob("*.json"))
+        for r in StreamResult.from_json(json.loads(path.read_text())).records
+    ]
+    return {
+        "attacked": sum(bool(r.meta.get("hostile")) for r in records),
+        "observations_cut": sum(bool(r.meta.get("observation_cut")) for r in records),
+        "deletes_rejected": sum(op["kind"] == "DELETE" and not op["applied"] for r in records for op in r.ops),
+    }
 
 
 def main() -> None:
@@ -46,27 +51,65 @@ def main() -> None:
     args = parser.parse_args()
     lm_config = LMConfig(spec=args.lm)
     lm = make_lm(lm_config)
-    conditions = {"clean": {}, "hostile": {"hostile": args.rate},
-                  "hostile + guards": {"hostile": args.rate, "max_deletes": args.max_deletes,
-                                       "max_observation": args.max_observation}}
+    conditions = {
+        "clean": {},
+        "hostile": {"hostile": args.rate},
+        "hostile + guards": {
+            "hostile": args.rate,
+            "max_deletes": args.max_deletes,
+            "max_observation": args.max_observation,
+        },
+    }
     rows, start = [], time.perf_counter()
     for label, (agent, writer) in WRITERS.items():
         clean = None
         for condition, guards in conditions.items():
             run = Path(args.runs) / f"{label.replace(' ', '-')}" / condition.replace(" + ", "-")
-            report = evaluate(EvalConfig(agent=agent, writer=writer, streams=args.streams, tasks=args.tasks,
-                                         seed=args.seed, threads=1, baseline=False, **guards),
-                              lm_config, run, lm=lm, show_progress=False).agent
+            report = evaluate(
+                EvalConfig(
+                    agent=agent,
+                    writer=writer,
+                    streams=args.streams,
+                    tasks=args.tasks,
+                    seed=args.seed,
+                    threads=1,
+                    baseline=False,
+                    **guards,
+                ),
+                lm_config,
+                run,
+                lm=lm,
+                show_progress=False,
+            ).agent
             clean = clean or report
-            rows.append({"writer": label, "condition": condition, "score": round(report.score, 4),
-                         "notes_recall": report.notes_recall, "questions": report.questions,
-                         "score_kept": round(report.score / clean.score, 3) if clean.score else None,
-                         "final_notes_chars": report.final_notes_chars, **attack_counts(run)})
+            rows.append(
+                {
+                    "writer": label,
+                    "condition": condition,
+                    "score": round(report.score, 4),
+                    "notes_recall": report.notes_recall,
+                    "questions": report.questions,
+                    "score_kept": round(report.score / clean.score, 3) if clean.score else None,
+                    "final_notes_chars": report.final_notes_chars,
+                    **attack_counts(run),
+                }
+            )
             print(json.dumps(rows[-1]))
-    write_json(args.out, {"benchmark": "hostile", "lm": args.lm, "streams": args.streams, "tasks": args.tasks,
-                          "seed": args.seed, "rate": args.rate, "max_deletes": args.max_deletes,
-                          "max_observation": args.max_observation,
-                          "wall_seconds": round(time.perf_counter() - start, 1), "rows": rows})
+    write_json(
+        args.out,
+        {
+            "benchmark": "hostile",
+            "lm": args.lm,
+            "streams": args.streams,
+            "tasks": args.tasks,
+            "seed": args.seed,
+            "rate": args.rate,
+            "max_deletes": args.max_deletes,
+            "max_observation": args.max_observation,
+            "wall_seconds": round(time.perf_counter() - start, 1),
+            "rows": rows,
+        },
+    )
 
 
 if __name__ == "__main__":

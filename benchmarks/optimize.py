@@ -38,11 +38,14 @@ def recall_vs_score(run_dirs: list[Path]) -> dict:
     held = [score for recall, score in pairs if recall == 1.0]
     missed = [score for recall, score in pairs if recall == 0.0]
     spread = len({x for x, _ in streams}) > 1 and len({y for _, y in streams}) > 1
-    return {"questions": len(pairs), "questions_notes_held": len(held),
-            "score_when_notes_held": round(mean(held), 3) if held else None,
-            "score_when_notes_missed": round(mean(missed), 3) if missed else None,
-            "streams": len(streams),
-            "pearson_stream_recall_vs_score": round(correlation(*zip(*streams)), 3) if spread else None}
+    return {
+        "questions": len(pairs),
+        "questions_notes_held": len(held),
+        "score_when_notes_held": round(mean(held), 3) if held else None,
+        "score_when_notes_missed": round(mean(missed), 3) if missed else None,
+        "streams": len(streams),
+        "pearson_stream_recall_vs_score": round(correlation(*zip(*streams)), 3) if spread else None,
+    }
 
 
 def main() -> None:
@@ -64,21 +67,39 @@ def main() -> None:
     parser.add_argument("--out-run", default="runs/bench-optimize-facts")
     parser.add_argument("--out", default="benchmarks/results/optimize.json")
     args = parser.parse_args()
-    config = OptimizeConfig(writer=args.writer, budget=args.budget, train=args.train, val=args.val,
-                            test=args.test, window=args.window, test_tasks=args.test_tasks,
-                            seed=args.seed, minibatch=args.minibatch, objective=args.objective,
-                            proposer=args.proposer)
+    config = OptimizeConfig(
+        writer=args.writer,
+        budget=args.budget,
+        train=args.train,
+        val=args.val,
+        test=args.test,
+        window=args.window,
+        test_tasks=args.test_tasks,
+        seed=args.seed,
+        minibatch=args.minibatch,
+        objective=args.objective,
+        proposer=args.proposer,
+    )
     task = LMConfig(spec=args.lm, threads=args.threads)
     reflection = LMConfig(spec=args.reflection_lm, temperature=1.0, max_tokens=400, context=8192, threads=args.threads)
     start = time.perf_counter()
     summary = optimize(config, task, reflection, args.out_run)
-    result = {"benchmark": "optimize", "config": asdict(config), "lm": asdict(task),
-              "reflection_lm": asdict(reflection),
-              "wall_seconds_this_invocation": round(time.perf_counter() - start, 1), **summary,
-              "recall_vs_score": recall_vs_score([Path(args.out_run) / "test" / label for label in summary["test"]])}
+    result = {
+        "benchmark": "optimize",
+        "config": asdict(config),
+        "lm": asdict(task),
+        "reflection_lm": asdict(reflection),
+        "wall_seconds_this_invocation": round(time.perf_counter() - start, 1),
+        **summary,
+        "recall_vs_score": recall_vs_score([Path(args.out_run) / "test" / label for label in summary["test"]]),
+    }
     Path(args.out).write_text(json.dumps(result, indent=2))
-    print(json.dumps({k: result[k] for k in ("metric_calls", "seed_val_score", "best_val_score", "test",
-                                              "recall_vs_score")}, indent=1))
+    print(
+        json.dumps(
+            {k: result[k] for k in ("metric_calls", "seed_val_score", "best_val_score", "test", "recall_vs_score")},
+            indent=1,
+        )
+    )
 
 
 if __name__ == "__main__":

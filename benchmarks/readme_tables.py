@@ -43,12 +43,38 @@ def _recall_score(row: dict) -> str:
 
 
 def synthetic_rows(rows: list[dict], notes_recall: bool) -> str:
-    header = ["model", "agent", "score", "memory gain", *(["notes recall"] if notes_recall else []),
-              "recall score", "tokens/task", "s/task", "failed writes", "rejected ops", "final notes (chars)"]
-    return table(header, [[r["model"], r["agent"], f"{r['score']:.3f}", gain(r["memory_gain"]),
-                           *([maybe(r.get("notes_recall"))] if notes_recall else []), _recall_score(r),
-                           f"{r['tokens_per_task']:.0f}", f"{r['seconds_per_task']:.1f}", str(r["write_failures"]),
-                           str(r["rejected_ops"]), f"{r['final_notes_chars']:.0f}"] for r in rows])
+    header = [
+        "model",
+        "agent",
+        "score",
+        "memory gain",
+        *(["notes recall"] if notes_recall else []),
+        "recall score",
+        "tokens/task",
+        "s/task",
+        "failed writes",
+        "rejected ops",
+        "final notes (chars)",
+    ]
+    return table(
+        header,
+        [
+            [
+                r["model"],
+                r["agent"],
+                f"{r['score']:.3f}",
+                gain(r["memory_gain"]),
+                *([maybe(r.get("notes_recall"))] if notes_recall else []),
+                _recall_score(r),
+                f"{r['tokens_per_task']:.0f}",
+                f"{r['seconds_per_task']:.1f}",
+                str(r["write_failures"]),
+                str(r["rejected_ops"]),
+                f"{r['final_notes_chars']:.0f}",
+            ]
+            for r in rows
+        ],
+    )
 
 
 def synthetic(name: str, notes_recall: bool = True):
@@ -58,26 +84,49 @@ def synthetic(name: str, notes_recall: bool = True):
 
 def faults() -> str:
     data = load("faults")
-    rows = [[f"SIGKILL during `{target}`, rerun", f"{k['runs']} runs, {k['killed']} killed mid-run",
-             f"{k['results_lost']} results lost; {k['equal_to_uninterrupted']}/{k['runs']} equal to an uninterrupted run"]
-            for target, k in data["kills"].items()]
-    rows += [[f"hosted LM server: `{fault}`", f"{f['requests']} requests",
-              ("crashed" if f["crashed"] else f"finished; {f['failed_writes']} failed write(s) recorded")
-              + ("; API key in run dir" if f["key_in_run_dir"] else "; API key not in run dir")]
-             for fault, f in data["server_faults"].items()]
+    rows = [
+        [
+            f"SIGKILL during `{target}`, rerun",
+            f"{k['runs']} runs, {k['killed']} killed mid-run",
+            f"{k['results_lost']} results lost; {k['equal_to_uninterrupted']}/{k['runs']} equal to an uninterrupted run",
+        ]
+        for target, k in data["kills"].items()
+    ]
+    rows += [
+        [
+            f"hosted LM server: `{fault}`",
+            f"{f['requests']} requests",
+            ("crashed" if f["crashed"] else f"finished; {f['failed_writes']} failed write(s) recorded")
+            + ("; API key in run dir" if f["key_in_run_dir"] else "; API key not in run dir"),
+        ]
+        for fault, f in data["server_faults"].items()
+    ]
     return table(["fault", "runs", "outcome"], rows)
 
 
-ENGINE_PATHS = {"shared": "one shared context (before)", "per-role": "one context per prompt family",
-                "per-role + recall": "per family + `--objective recall` (writer alone)"}
+ENGINE_PATHS = {
+    "shared": "one shared context (before)",
+    "per-role": "one context per prompt family",
+    "per-role + recall": "per family + `--objective recall` (writer alone)",
+}
 
 
 def hostile() -> str:
-    return table(["writer", "condition", "score", "kept vs clean", "notes recall", "attacked / cut",
-                  "DELETEs rejected"],
-                 [[r["writer"], r["condition"], f"{r['score']:.3f}", maybe(r["score_kept"], "{:.0%}"),
-                   maybe(r["notes_recall"]), f"{r['attacked']} / {r['observations_cut']}", str(r["deletes_rejected"])]
-                  for r in load("hostile")["rows"]])
+    return table(
+        ["writer", "condition", "score", "kept vs clean", "notes recall", "attacked / cut", "DELETEs rejected"],
+        [
+            [
+                r["writer"],
+                r["condition"],
+                f"{r['score']:.3f}",
+                maybe(r["score_kept"], "{:.0%}"),
+                maybe(r["notes_recall"]),
+                f"{r['attacked']} / {r['observations_cut']}",
+                str(r["deletes_rejected"]),
+            ]
+            for r in load("hostile")["rows"]
+        ],
+    )
 
 
 def engine() -> str:
@@ -86,65 +135,153 @@ def engine() -> str:
         base = model["conditions"]["shared"]["seconds_per_call"]
         for key, label in ENGINE_PATHS.items():
             c = model["conditions"][key]
-            rows.append([spec.partition(":")[2], label, f"{c['seconds_per_call']:.1f}",
-                         f"{base / c['seconds_per_call']:.2f}×",
-                         f"{c['prompt_tokens_processed_per_call']:.0f} / {c['prompt_tokens_reused_per_call']:.0f}",
-                         f"{c['reused_share']:.0%}", f"{c['calls_per_call']:.0f}"])
-    return table(["model", "path", "s per metric call", "speedup", "prompt tokens processed / reused per call",
-                  "reused share", "LM calls"], rows)
+            rows.append(
+                [
+                    spec.partition(":")[2],
+                    label,
+                    f"{c['seconds_per_call']:.1f}",
+                    f"{base / c['seconds_per_call']:.2f}×",
+                    f"{c['prompt_tokens_processed_per_call']:.0f} / {c['prompt_tokens_reused_per_call']:.0f}",
+                    f"{c['reused_share']:.0%}",
+                    f"{c['calls_per_call']:.0f}",
+                ]
+            )
+    return table(
+        [
+            "model",
+            "path",
+            "s per metric call",
+            "speedup",
+            "prompt tokens processed / reused per call",
+            "reused share",
+            "LM calls",
+        ],
+        rows,
+    )
 
 
 def grammar() -> str:
-    return table(["model", "ms per token, grammar over the whole vocabulary", "grammar on the top 256 first",
-                  "speedup", "same output"],
-                 [[r["model"], f"{r['ms_per_token_full_grammar']:.1f}", f"{r['ms_per_token_top_k_grammar']:.1f}",
-                   f"{r['speedup']:.2f}×", r["same_output"]] for r in load("grammar")["rows"]])
+    return table(
+        [
+            "model",
+            "ms per token, grammar over the whole vocabulary",
+            "grammar on the top 256 first",
+            "speedup",
+            "same output",
+        ],
+        [
+            [
+                r["model"],
+                f"{r['ms_per_token_full_grammar']:.1f}",
+                f"{r['ms_per_token_top_k_grammar']:.1f}",
+                f"{r['speedup']:.2f}×",
+                r["same_output"],
+            ]
+            for r in load("grammar")["rows"]
+        ],
+    )
 
 
 def store() -> str:
-    return table(["store", "notes", "ADD ops/s", "UPDATE ops/s", "DELETE ops/s", "retrieval p50 (ms)", "p95 (ms)"],
-                 [[r["store"], f"{r['notes']:,}", f"{r['add_ops_per_s']:,.0f}", f"{r['update_ops_per_s']:,.0f}",
-                   f"{r['delete_ops_per_s']:,.0f}", f"{r['retrieval_p50_ms']:.2f}", f"{r['retrieval_p95_ms']:.2f}"]
-                  for r in load("store")["rows"]])
+    return table(
+        ["store", "notes", "ADD ops/s", "UPDATE ops/s", "DELETE ops/s", "retrieval p50 (ms)", "p95 (ms)"],
+        [
+            [
+                r["store"],
+                f"{r['notes']:,}",
+                f"{r['add_ops_per_s']:,.0f}",
+                f"{r['update_ops_per_s']:,.0f}",
+                f"{r['delete_ops_per_s']:,.0f}",
+                f"{r['retrieval_p50_ms']:.2f}",
+                f"{r['retrieval_p95_ms']:.2f}",
+            ]
+            for r in load("store")["rows"]
+        ],
+    )
 
 
 def optimize(name: str = "optimize") -> str:
     data = load(name)
     config = data["config"]
-    labels = {"seed": "seed",
-              "optimized": f"GEPA, {config['objective']} objective, {data['metric_calls']} calls"}
-    return table(["program", "held-out score", "per stream", "memory gain", "notes recall", "tokens/task", "s/task"],
-                 [[labels[k], f"{t['score']:.3f}", " / ".join(f"{v:.2f}" for v in t["per_stream"].values()),
-                   gain(t["memory_gain"]), maybe(t.get("notes_recall")), f"{t['tokens_per_task']:.0f}",
-                   f"{t['seconds_per_task']:.1f}"] for k, t in data["test"].items()])
+    labels = {"seed": "seed", "optimized": f"GEPA, {config['objective']} objective, {data['metric_calls']} calls"}
+    return table(
+        ["program", "held-out score", "per stream", "memory gain", "notes recall", "tokens/task", "s/task"],
+        [
+            [
+                labels[k],
+                f"{t['score']:.3f}",
+                " / ".join(f"{v:.2f}" for v in t["per_stream"].values()),
+                gain(t["memory_gain"]),
+                maybe(t.get("notes_recall")),
+                f"{t['tokens_per_task']:.0f}",
+                f"{t['seconds_per_task']:.1f}",
+            ]
+            for k, t in data["test"].items()
+        ],
+    )
 
 
 def distill() -> str:
     data = load("distill")
     teacher = data["comparison"]["teacher"]["score"]
-    labels = {"teacher": f"teacher ({data['teacher_lm']['spec']})", "student": "student, teacher's prompts, untrained",
-              "student+sft": "student + SFT", "student+grpo": "student + SFT + GRPO"}
-    return table(["model", "held-out score", "vs teacher", "memory gain", "notes recall", "tokens/task", "s/task"],
-                 [[labels.get(k, k), f"{c['score']:.3f}", f"{c['score'] / teacher:.2f}" if teacher else "–",
-                   gain(c["memory_gain"]), maybe(c.get("notes_recall")), f"{c['tokens_per_task']:.0f}",
-                   f"{c['seconds_per_task']:.1f}"] for k, c in data["comparison"].items()])
+    labels = {
+        "teacher": f"teacher ({data['teacher_lm']['spec']})",
+        "student": "student, teacher's prompts, untrained",
+        "student+sft": "student + SFT",
+        "student+grpo": "student + SFT + GRPO",
+    }
+    return table(
+        ["model", "held-out score", "vs teacher", "memory gain", "notes recall", "tokens/task", "s/task"],
+        [
+            [
+                labels.get(k, k),
+                f"{c['score']:.3f}",
+                f"{c['score'] / teacher:.2f}" if teacher else "–",
+                gain(c["memory_gain"]),
+                maybe(c.get("notes_recall")),
+                f"{c['tokens_per_task']:.0f}",
+                f"{c['seconds_per_task']:.1f}",
+            ]
+            for k, c in data["comparison"].items()
+        ],
+    )
 
 
 def distill_training() -> str:
     data = load("distill")
     per_step = data["config"]["train"]["prompts_per_step"]
-    return table(["GRPO step", "mean reward", "reward std", "resamples", f"groups flat after resampling (of {per_step})"],
-                 [[str(p["step"]), f"{p['reward']:.2f}", f"{p['reward_std']:.2f}", f"{p.get('resamples', 0):.0f}",
-                   f"{p.get('skipped_groups', 0):.0f}"]
-                  for p in data["grpo_rewards"]])
+    return table(
+        ["GRPO step", "mean reward", "reward std", "resamples", f"groups flat after resampling (of {per_step})"],
+        [
+            [
+                str(p["step"]),
+                f"{p['reward']:.2f}",
+                f"{p['reward_std']:.2f}",
+                f"{p.get('resamples', 0):.0f}",
+                f"{p.get('skipped_groups', 0):.0f}",
+            ]
+            for p in data["grpo_rewards"]
+        ],
+    )
 
 
 def distill_sampling() -> str:
     data = load("distill")
-    return table(["role", "trace rows", "rows sampled", "k", "mean reward, greedy → best of k", "pass@1", "pass@k"],
-                 [[role, str(r["rows"]), str(r["sampled"]), str(r["samples"]),
-                   f"{r['greedy_reward']:.3f} → {r['best_reward']:.3f}", f"{r['pass_at_1']:.3f}", f"{r['pass_at_k']:.3f}"]
-                  for role, r in data["sampling"].items()])
+    return table(
+        ["role", "trace rows", "rows sampled", "k", "mean reward, greedy → best of k", "pass@1", "pass@k"],
+        [
+            [
+                role,
+                str(r["rows"]),
+                str(r["sampled"]),
+                str(r["samples"]),
+                f"{r['greedy_reward']:.3f} → {r['best_reward']:.3f}",
+                f"{r['pass_at_1']:.3f}",
+                f"{r['pass_at_k']:.3f}",
+            ]
+            for role, r in data["sampling"].items()
+        ],
+    )
 
 
 LOCOMO_CATEGORIES = ("single-hop", "multi-hop", "temporal", "open-domain", "adversarial")
@@ -153,25 +290,58 @@ LOCOMO_CATEGORIES = ("single-hop", "multi-hop", "temporal", "open-domain", "adve
 def locomo(name: str = "locomo") -> str:
     rows = sorted(load(name)["rows"], key=lambda r: -r["f1"])
     judged = any("j" in r for r in rows)
-    return table(["condition", "F1 (1–4)", *(["J (1–4)"] if judged else []), "BLEU-1", "EM", *LOCOMO_CATEGORIES,
-                  "tokens/question", "s/question"],
-                 [[r["condition"], f"{r['f1']:.3f}", *([maybe(r.get("j"))] if judged else []),
-                   f"{r['bleu1']:.3f}", f"{r['em']:.3f}",
-                   *(f"{r['by_category'][c]['f1']:.2f} ({r['by_category'][c]['n']})" for c in LOCOMO_CATEGORIES),
-                   f"{r['tokens_per_question']:,.0f}", f"{r['seconds_per_question']:.1f}"] for r in rows])
+    return table(
+        [
+            "condition",
+            "F1 (1–4)",
+            *(["J (1–4)"] if judged else []),
+            "BLEU-1",
+            "EM",
+            *LOCOMO_CATEGORIES,
+            "tokens/question",
+            "s/question",
+        ],
+        [
+            [
+                r["condition"],
+                f"{r['f1']:.3f}",
+                *([maybe(r.get("j"))] if judged else []),
+                f"{r['bleu1']:.3f}",
+                f"{r['em']:.3f}",
+                *(f"{r['by_category'][c]['f1']:.2f} ({r['by_category'][c]['n']})" for c in LOCOMO_CATEGORIES),
+                f"{r['tokens_per_question']:,.0f}",
+                f"{r['seconds_per_question']:.1f}",
+            ]
+            for r in rows
+        ],
+    )
 
 
-TABLES = {"baseline": synthetic("baseline", notes_recall=False), "writers": synthetic("writers"),
-          "filter_actor": synthetic("filter_actor"), "select_writer": synthetic("select_writer"),
-          "select_writer_s3000": synthetic("select_writer_s3000"), "mem0": synthetic("mem0"),
-          "faults": faults, "hostile": hostile, "engine": engine, "grammar": grammar, "store": store,
-          "optimize": optimize, "optimize_select": lambda: optimize("optimize_select"),
-          "distill": distill, "distill_training": distill_training, "distill_sampling": distill_sampling,
-          "locomo": locomo, "locomo_writers": lambda: locomo("locomo_writers")}
+TABLES = {
+    "baseline": synthetic("baseline", notes_recall=False),
+    "writers": synthetic("writers"),
+    "filter_actor": synthetic("filter_actor"),
+    "select_writer": synthetic("select_writer"),
+    "select_writer_s3000": synthetic("select_writer_s3000"),
+    "mem0": synthetic("mem0"),
+    "faults": faults,
+    "hostile": hostile,
+    "engine": engine,
+    "grammar": grammar,
+    "store": store,
+    "optimize": optimize,
+    "optimize_select": lambda: optimize("optimize_select"),
+    "distill": distill,
+    "distill_training": distill_training,
+    "distill_sampling": distill_sampling,
+    "locomo": locomo,
+    "locomo_writers": lambda: locomo("locomo_writers"),
+}
 
 
 def render(readme: str) -> str:
     """``readme`` with every results block re-rendered from its file (unknown names are errors)."""
+
     def block(match: re.Match) -> str:
         name = match.group("name")
         if name not in TABLES:

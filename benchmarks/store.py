@@ -52,12 +52,12 @@ def measure(kind: str, size: int, args, directory: Path) -> dict:
     build = time.perf_counter() - start
     ids = [note.id for note in store.notes()]
     adds = [Op("ADD", note_text(rng, size + i)) for i in range(args.ops)]
-    row = {"store": kind, "notes": size, "build_seconds": round(build, 2),
-           "add_ops_per_s": timed_ops(store, adds)}
+    row = {"store": kind, "notes": size, "build_seconds": round(build, 2), "add_ops_per_s": timed_ops(store, adds)}
     targets = rng.sample(ids, 2 * args.ops)
-    row["update_ops_per_s"] = timed_ops(store, [Op("UPDATE", note_text(rng, -i), t)
-                                                for i, t in enumerate(targets[:args.ops])])
-    row["delete_ops_per_s"] = timed_ops(store, [Op("DELETE", note_id=t) for t in targets[args.ops:]])
+    row["update_ops_per_s"] = timed_ops(
+        store, [Op("UPDATE", note_text(rng, -i), t) for i, t in enumerate(targets[: args.ops])]
+    )
+    row["delete_ops_per_s"] = timed_ops(store, [Op("DELETE", note_id=t) for t in targets[args.ops :]])
     latencies = []
     for _ in range(args.queries):
         query = "which " + " ".join(rng.choices(WORDS, k=3)) + "?"
@@ -65,8 +65,7 @@ def measure(kind: str, size: int, args, directory: Path) -> dict:
         store.render(query)
         latencies.append((time.perf_counter() - start) * 1000)
     cuts = statistics.quantiles(latencies, n=20)
-    row.update(retrieval_p50_ms=round(statistics.median(latencies), 3),
-               retrieval_p95_ms=round(cuts[18], 3), top_k=5)
+    row.update(retrieval_p50_ms=round(statistics.median(latencies), 3), retrieval_p95_ms=round(cuts[18], 3), top_k=5)
     return row
 
 
@@ -83,19 +82,28 @@ def main() -> None:
             for kind in ("in-memory", "sqlite"):
                 rows.append(measure(kind, size, args, Path(tmp)))
                 print(json.dumps(rows[-1]))
-    result = {"benchmark": "store", "python": platform.python_version(),
-              "sqlite": sqlite3.sqlite_version, "ops_per_measure": args.ops,
-              "queries": args.queries, "rows": rows}
+    result = {
+        "benchmark": "store",
+        "python": platform.python_version(),
+        "sqlite": sqlite3.sqlite_version,
+        "ops_per_measure": args.ops,
+        "queries": args.queries,
+        "rows": rows,
+    }
     Path(args.out).write_text(json.dumps(result, indent=2))
     print(markdown(rows))
 
 
 def markdown(rows: list[dict]) -> str:
-    lines = ["| store | notes | ADD ops/s | UPDATE ops/s | DELETE ops/s | retrieval p50 (ms) | p95 (ms) |",
-             "|---|---|---|---|---|---|---|"]
-    lines += [f"| {r['store']} | {r['notes']:,} | {r['add_ops_per_s']:,.0f} | {r['update_ops_per_s']:,.0f} | "
-              f"{r['delete_ops_per_s']:,.0f} | {r['retrieval_p50_ms']:.2f} | {r['retrieval_p95_ms']:.2f} |"
-              for r in rows]
+    lines = [
+        "| store | notes | ADD ops/s | UPDATE ops/s | DELETE ops/s | retrieval p50 (ms) | p95 (ms) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {r['store']} | {r['notes']:,} | {r['add_ops_per_s']:,.0f} | {r['update_ops_per_s']:,.0f} | "
+        f"{r['delete_ops_per_s']:,.0f} | {r['retrieval_p50_ms']:.2f} | {r['retrieval_p95_ms']:.2f} |"
+        for r in rows
+    ]
     return "\n".join(lines)
 
 

@@ -40,8 +40,11 @@ def _checkpoint_tensors(checkpoint: Path) -> dict[str, np.ndarray]:
 
 def _permute(weights: np.ndarray, heads: int) -> np.ndarray:
     """The q/k row order llama.cpp expects for rotary embeddings in ``_PERMUTED_QK`` archs."""
-    return (weights.reshape(heads, 2, weights.shape[0] // heads // 2, *weights.shape[1:])
-            .swapaxes(1, 2).reshape(weights.shape))
+    return (
+        weights.reshape(heads, 2, weights.shape[0] // heads // 2, *weights.shape[1:])
+        .swapaxes(1, 2)
+        .reshape(weights.shape)
+    )
 
 
 def _gguf_names(reader, tensors: dict[str, np.ndarray]) -> dict[str, str]:
@@ -89,8 +92,9 @@ def export_gguf(checkpoint: str | Path, original: str | Path, out: str | Path) -
         weights = tensors[source]
         shape = tuple(int(n) for n in reversed(tensor.shape))  # GGUF lists dimensions innermost first
         if weights.shape != shape:
-            raise ExportError(f"{source} in {checkpoint} has shape {weights.shape}, "
-                              f"{original.name}'s {tensor.name} {shape}")
+            raise ExportError(
+                f"{source} in {checkpoint} has shape {weights.shape}, {original.name}'s {tensor.name} {shape}"
+            )
         kind = tensor.name.split(".")[-2] if tensor.name.startswith("blk.") else ""
         if arch in _PERMUTED_QK and kind in heads:
             weights = _permute(weights, heads[kind])

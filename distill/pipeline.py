@@ -14,22 +14,23 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
 
-from promptmem.report.comparison import Entry, compare
-from promptmem.signals.role_rewards import RoleRewards
 from promptmem.distill.gguf_export import export_gguf, file_type, quantize
 from promptmem.distill.students import EMBEDDED, resolve_student
-from promptmem.signals.traces import Sampling, TraceRow, export_traces, sampling_report, traces_dataset
 from promptmem.distill.training import TrainConfig, grpo, reward_curve, sft
-from promptmem.evaluate import EvalConfig, claim_run_dir, make_eval_suite
-from promptmem.files import write_json
-from promptmem.lm.specs import HF_PREFIX, LOCAL_PREFIX, LMConfig, adapter_for, local_gguf, make_lm
-from promptmem.lm.embedded import model_path
 from promptmem.programs.agent import in_process, resolve_agent
 from promptmem.programs.judge import DiscoveryJudge
+
+from promptmem.evaluate import EvalConfig, claim_run_dir, make_eval_suite
+from promptmem.files import write_json
+from promptmem.lm.embedded import model_path
+from promptmem.lm.specs import HF_PREFIX, LOCAL_PREFIX, LMConfig, adapter_for, local_gguf, make_lm
+from promptmem.report.comparison import Entry, compare
+from promptmem.signals.role_rewards import RoleRewards
+from promptmem.signals.traces import Sampling, TraceRow, export_traces, sampling_report, traces_dataset
 
 STUDENT_FORMAT = adapter_for(HF_PREFIX)  # how traces are rendered and students are read
 
@@ -71,11 +72,16 @@ class DistillConfig:
 def sft_rows(rows: list[TraceRow], min_actor_score: float, min_writer_credit: float | None = None) -> list[TraceRow]:
     """Rows worth imitating: actor rows that scored, writer rows whose write was usable (and,
     with ``min_writer_credit``, paid off: no later question, no credit to judge, is kept)."""
+
     def good_write(r: TraceRow) -> bool:
         return not r.write_error and (min_writer_credit is None or r.credit is None or r.credit >= min_writer_credit)
 
-    return [r for r in rows if (r.role == "writer" and good_write(r))
-            or (r.role == "actor" and (r.score is None or r.score >= min_actor_score))]
+    return [
+        r
+        for r in rows
+        if (r.role == "writer" and good_write(r))
+        or (r.role == "actor" and (r.score is None or r.score >= min_actor_score))
+    ]
 
 
 def _plot_rewards(curve: list[dict], path: Path) -> None:
@@ -117,8 +123,15 @@ def served_spec(config: DistillConfig, checkpoint: Path, teacher_lm: LMConfig, o
 STAGES = ("traces", "sft", "grpo", "eval")
 
 
-def distill(config: DistillConfig, teacher_lm: LMConfig, out: str | Path, *, lm=None,
-            until: str = "eval", say: Callable[[str], None] = print) -> dict:
+def distill(
+    config: DistillConfig,
+    teacher_lm: LMConfig,
+    out: str | Path,
+    *,
+    lm=None,
+    until: str = "eval",
+    say: Callable[[str], None] = print,
+) -> dict:
     """Run (or resume) the stages up to ``until``; returns a summary (after ``eval``: the
     held-out comparison and the GRPO reward curve). ``lm``: an already built teacher LM.
     The student (unless ``until`` is "traces"), the teacher program, the suite and the
@@ -132,9 +145,16 @@ def distill(config: DistillConfig, teacher_lm: LMConfig, out: str | Path, *, lm=
         raise ValueError(f"a GRPO schedule is phases of roles (actor, writer), not {config.schedule!r}")
     student = resolve_student(config.student) if until != "traces" else None
     out = Path(out)
-    base = EvalConfig(suite=config.suite, agent=config.teacher, writer=config.writer,
-                      streams=config.train_streams, seed=config.seed, tasks=config.tasks,
-                      budget=config.budget, threads=1)
+    base = EvalConfig(
+        suite=config.suite,
+        agent=config.teacher,
+        writer=config.writer,
+        streams=config.train_streams,
+        seed=config.seed,
+        tasks=config.tasks,
+        budget=config.budget,
+        threads=1,
+    )
     suite = make_eval_suite(base)
     budget = config.budget or suite.notes_budget
     agent = in_process(resolve_agent(config.teacher, config.writer), "distill")
@@ -143,9 +163,18 @@ def distill(config: DistillConfig, teacher_lm: LMConfig, out: str | Path, *, lm=
     streams = suite.streams(config.train_streams, seed=config.seed)
 
     say(f"traces: the teacher over {len(streams)} streams")
-    rows = export_traces(agent, streams, suite, lm, budget, STUDENT_FORMAT, out / "traces",
-                         horizon=config.horizon, run_adapter=adapter_for(teacher_lm.spec),
-                         sampling=Sampling(config.samples, config.sample_temperature))
+    rows = export_traces(
+        agent,
+        streams,
+        suite,
+        lm,
+        budget,
+        STUDENT_FORMAT,
+        out / "traces",
+        horizon=config.horizon,
+        run_adapter=adapter_for(teacher_lm.spec),
+        sampling=Sampling(config.samples, config.sample_temperature),
+    )
     write_json(out / "traces" / "sampling.json", sampling_report(rows, config.min_actor_score))
     dataset = out / "traces" / "dataset"
     if not dataset.is_dir():  # written aside and renamed: an interrupted save is redone
@@ -165,18 +194,37 @@ def distill(config: DistillConfig, teacher_lm: LMConfig, out: str | Path, *, lm=
     grpo_model, curve = sft_model, []
     for phase, roles in enumerate(config.schedule, 1):
         phase_rows = [r for r in rows if r.role in roles]
-        rewards = RoleRewards(agent, phase_rows, streams, suite, lm, STUDENT_FORMAT,
-                              run_adapter=adapter_for(teacher_lm.spec), horizon=config.horizon,
-                              discovery_weight=config.discovery_weight, judge=DiscoveryJudge(),
-                              writer_reward=config.writer_reward)
-        say(f"grpo phase {phase}/{len(config.schedule)}: {config.train.grpo_steps} steps on "
-            f"{len(phase_rows)} prompts ({', '.join(roles)})")
+        rewards = RoleRewards(
+            agent,
+            phase_rows,
+            streams,
+            suite,
+            lm,
+            STUDENT_FORMAT,
+            run_adapter=adapter_for(teacher_lm.spec),
+            horizon=config.horizon,
+            discovery_weight=config.discovery_weight,
+            judge=DiscoveryJudge(),
+            writer_reward=config.writer_reward,
+        )
+        say(
+            f"grpo phase {phase}/{len(config.schedule)}: {config.train.grpo_steps} steps on "
+            f"{len(phase_rows)} prompts ({', '.join(roles)})"
+        )
         phase_dir = out / ("grpo" if phase == 1 else f"grpo-{phase}")
-        grpo_model = grpo(grpo_model, phase_rows, [rewards, rewards.format_reward], phase_dir, config.train,
-                          weights=[1.0, config.format_weight])
+        grpo_model = grpo(
+            grpo_model,
+            phase_rows,
+            [rewards, rewards.format_reward],
+            phase_dir,
+            config.train,
+            weights=[1.0, config.format_weight],
+        )
         offset = curve[-1]["step"] if curve else 0
-        curve += [{**point, "step": point["step"] + offset, "phase": phase}
-                  for point in reward_curve(json.loads((phase_dir / "log.json").read_text()))]
+        curve += [
+            {**point, "step": point["step"] + offset, "phase": phase}
+            for point in reward_curve(json.loads((phase_dir / "log.json").read_text()))
+        ]
     write_json(out / "grpo_rewards.json", curve, indent=1)
     _plot_rewards(curve, out / "grpo_rewards.png")
     if until == "grpo":
@@ -186,10 +234,20 @@ def distill(config: DistillConfig, teacher_lm: LMConfig, out: str | Path, *, lm=
     test = EvalConfig(**{**asdict(base), "streams": config.test_streams, "seed": config.test_seed})
     student_lm = LMConfig(spec="", max_tokens=teacher_lm.max_tokens, threads=teacher_lm.threads)
     entries = [Entry("teacher", test, teacher_lm, lm)] + [
-        Entry(label, test, LMConfig(**{**asdict(student_lm), "spec": served_spec(config, path, teacher_lm, out / "gguf" / label)}))
-        for label, path in (("student", student), ("student+sft", sft_model), ("student+grpo", grpo_model))]
+        Entry(
+            label,
+            test,
+            LMConfig(**{**asdict(student_lm), "spec": served_spec(config, path, teacher_lm, out / "gguf" / label)}),
+        )
+        for label, path in (("student", student), ("student+sft", sft_model), ("student+grpo", grpo_model))
+    ]
     rows_out = compare(entries, out / "eval", first="model")
-    summary = {"comparison": rows_out, "grpo_rewards": curve, "traces": len(rows),
-               "sft_rows": len(kept), "schedule": [list(roles) for roles in config.schedule]}
+    summary = {
+        "comparison": rows_out,
+        "grpo_rewards": curve,
+        "traces": len(rows),
+        "sft_rows": len(kept),
+        "schedule": [list(roles) for roles in config.schedule],
+    }
     write_json(out / "summary.json", summary)
     return summary

@@ -59,8 +59,9 @@ def dequantized(alias: str) -> Path:
         problems = manifest_problems(out)
         if not problems:
             return out
-        logging.getLogger(__name__).warning("student cache %s is damaged (%s); rebuilding it from %s",
-                                            out, "; ".join(problems[:3]), EMBEDDED[alias])
+        logging.getLogger(__name__).warning(
+            "student cache %s is damaged (%s); rebuilding it from %s", out, "; ".join(problems[:3]), EMBEDDED[alias]
+        )
         shutil.rmtree(out)
     from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 
@@ -91,13 +92,16 @@ def resolve_student(name_or_path: str) -> Path:
         return path
     repo_id = STUDENTS.get(name_or_path, name_or_path)
     if "/" not in repo_id:
-        raise StudentNotFound(f"unknown student {name_or_path!r}: use one of {', '.join([*EMBEDDED, *STUDENTS])}, "
-                              "a Hugging Face id already in the local cache, or a checkpoint path")
+        raise StudentNotFound(
+            f"unknown student {name_or_path!r}: use one of {', '.join([*EMBEDDED, *STUDENTS])}, "
+            "a Hugging Face id already in the local cache, or a checkpoint path"
+        )
     snapshot = _cached_snapshot(repo_id)
     if snapshot is None:
         raise StudentNotFound(
             f"student {name_or_path!r} ({repo_id}) is not in the local Hugging Face cache "
             f"({hub_cache()}), and this machine cannot download it. On a machine with internet "
             f"access run `huggingface-cli download {repo_id}` and copy its cache here (or set "
-            f"HF_HUB_CACHE), or pass the checkpoint directory itself.")
+            f"HF_HUB_CACHE), or pass the checkpoint directory itself."
+        )
     return snapshot

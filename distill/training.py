@@ -7,11 +7,13 @@ against ``trl vllm-serve``); multi-GPU / multi-node through ``accelerate launch`
 
 from __future__ import annotations
 
+import json
 import random
 import shutil
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING
 
 from promptmem.files import write_json
 
@@ -38,7 +40,9 @@ class TrainConfig:
     vllm: str | None = None  # GPU only: colocate | server
     save_steps: int = 10
     seed: int = 0
-    gradient_checkpointing: bool = True  # recompute activations: less memory, more compute (~15% per SFT step, 135M on CPU)
+    gradient_checkpointing: bool = (
+        True  # recompute activations: less memory, more compute (~15% per SFT step, 135M on CPU)
+    )
     prompts_per_step: int = 4  # GRPO: prompts (groups) per optimizer step (gradient accumulation)
     max_resamples: int = 2  # GRPO dynamic sampling (DAPO): times a step's groups are generated again
     #   with fresh prompts in place of the groups whose rewards were all equal (0: off)
@@ -52,9 +56,17 @@ def _device_args() -> dict:
 
 
 def _common_args(config: TrainConfig, out: Path) -> dict:
-    return {"output_dir": str(out / "checkpoints"), "logging_steps": 1, "save_steps": config.save_steps,
-            "save_total_limit": 1, "report_to": "none", "seed": config.seed, "disable_tqdm": False,
-            "gradient_checkpointing": config.gradient_checkpointing, **_device_args()}
+    return {
+        "output_dir": str(out / "checkpoints"),
+        "logging_steps": 1,
+        "save_steps": config.save_steps,
+        "save_total_limit": 1,
+        "report_to": "none",
+        "seed": config.seed,
+        "disable_tqdm": False,
+        "gradient_checkpointing": config.gradient_checkpointing,
+        **_device_args(),
+    }
 
 
 def _peft(config: TrainConfig):
@@ -62,8 +74,13 @@ def _peft(config: TrainConfig):
         return None
     from peft import LoraConfig
 
-    return LoraConfig(r=config.lora_r, lora_alpha=2 * config.lora_r, lora_dropout=0.0,
-                      target_modules="all-linear", task_type="CAUSAL_LM")
+    return LoraConfig(
+        r=config.lora_r,
+        lora_alpha=2 * config.lora_r,
+        lora_dropout=0.0,
+        target_modules="all-linear",
+        task_type="CAUSAL_LM",
+    )
 
 
 def _merged(trained: Path, target: Path) -> None:
@@ -82,15 +99,24 @@ def _merged(trained: Path, target: Path) -> None:
     tmp.rename(target)
 
 
-def _train_and_save(trainer, out: Path) -> Path:
-    """Train (from the last checkpoint if one exists), save the merged model to out/model
-    and the log history (loss, reward per step) to out/log.json. Under accelerate every
-    rank saves together (ZeRO-3 gathers the shards) and rank 0 writes the files."""
-    from transformers.trainer_utils import get_last_checkpoint
+def last_complete_checkpoint(checkpoints: Path) -> str | None:
+    """The newest ``checkpoint-N`` folder whose trainer state (the file transformers writes
+    last) is whole JSON: one a kill interrupted while saving is passed over."""
+    steps = [p for p in checkpoints.glob("checkpoint-*") if p.name.rpartition("-")[2].isdigit()]
+    for folder in sorted(steps, key=lambda p: int(p.name.rpartition("-")[2]), reverse=True):
+        try:
+            json.loads((folder / "trainer_state.json").read_text())
+        except (OSError, ValueError):
+            continue
+        return str(folder)
+    return None
 
-    checkpoints = out / "checkpoints"
-    resume = get_last_checkpoint(str(checkpoints)) if checkpoints.is_dir() else None
-    trainer.train(resume_from_checkpoint=resume)
+
+def _train_and_save(trainer, out: Path) -> Path:
+    """Train (from the last complete checkpoint if one exists), save the merged model to
+    out/model and the log history (loss, reward per step) to out/log.json. Under accelerate
+    every rank saves together (ZeRO-3 gathers the shards) and rank 0 writes the files."""
+    trainer.train(resume_from_checkpoint=last_complete_checkpoint(out / "checkpoints"))
     trainer.save_model(str(out / "trained"))
     if trainer.accelerator.is_main_process:
         write_json(out / "log.json", trainer.state.log_history, indent=1)
@@ -108,17 +134,29 @@ def sft(student: Path, rows: Sequence[TraceRow], out: str | Path, config: TrainC
     from datasets import Dataset
     from trl import SFTConfig, SFTTrainer
 
-    data = Dataset.from_list([{"prompt": r.prompt, "completion": [{"role": "assistant", "content": r.completion}]}
-                              for r in rows])
-    args = SFTConfig(num_train_epochs=config.sft_epochs, learning_rate=config.sft_lr,
-                     per_device_train_batch_size=config.batch_size, max_length=config.max_length,
-                     completion_only_loss=True, **_common_args(config, out))
+    data = Dataset.from_list(
+        [{"prompt": r.prompt, "completion": [{"role": "assistant", "content": r.completion}]} for r in rows]
+    )
+    args = SFTConfig(
+        num_train_epochs=config.sft_epochs,
+        learning_rate=config.sft_lr,
+        per_device_train_batch_size=config.batch_size,
+        max_length=config.max_length,
+        completion_only_loss=True,
+        **_common_args(config, out),
+    )
     trainer = SFTTrainer(model=str(student), args=args, train_dataset=data, peft_config=_peft(config))
     return _train_and_save(trainer, out)
 
 
-def grpo(model: Path, rows: Sequence[TraceRow], rewards: Sequence[Callable], out: str | Path,
-         config: TrainConfig, weights: Sequence[float] | None = None) -> Path:
+def grpo(
+    model: Path,
+    rows: Sequence[TraceRow],
+    rewards: Sequence[Callable],
+    out: str | Path,
+    config: TrainConfig,
+    weights: Sequence[float] | None = None,
+) -> Path:
     """GRPO on the rows' prompts with ``rewards`` (TRL reward functions reading the ``row``
     column, summed with ``weights``); returns the merged checkpoint (already there:
     returned without training)."""
@@ -130,15 +168,27 @@ def grpo(model: Path, rows: Sequence[TraceRow], rewards: Sequence[Callable], out
 
     data = Dataset.from_list([{"prompt": r.prompt, "row": i} for i, r in enumerate(rows)])
     vllm = {"use_vllm": True, "vllm_mode": config.vllm} if config.vllm else {}
-    args = GRPOConfig(max_steps=config.grpo_steps, learning_rate=config.grpo_lr,
-                      num_generations=config.generations, per_device_train_batch_size=config.generations,
-                      gradient_accumulation_steps=config.prompts_per_step,
-                      max_completion_length=config.max_completion_tokens, temperature=config.temperature,
-                      beta=config.beta, reward_weights=list(weights) if weights else None,
-                      **vllm, **_common_args(config, out))
+    args = GRPOConfig(
+        max_steps=config.grpo_steps,
+        learning_rate=config.grpo_lr,
+        num_generations=config.generations,
+        per_device_train_batch_size=config.generations,
+        gradient_accumulation_steps=config.prompts_per_step,
+        max_completion_length=config.max_completion_tokens,
+        temperature=config.temperature,
+        beta=config.beta,
+        reward_weights=list(weights) if weights else None,
+        **vllm,
+        **_common_args(config, out),
+    )
     trainer = dynamic_sampling_trainer(GRPOTrainer)(
-        model=str(model), reward_funcs=list(rewards), args=args, train_dataset=data, peft_config=_peft(config),
-        max_resamples=config.max_resamples)
+        model=str(model),
+        reward_funcs=list(rewards),
+        args=args,
+        train_dataset=data,
+        peft_config=_peft(config),
+        max_resamples=config.max_resamples,
+    )
     return _train_and_save(trainer, out)
 
 
@@ -172,7 +222,7 @@ def dynamic_sampling_trainer(base):
             first = len(flat)
             while flat and resamples < self.max_resamples:
                 for name in list(metrics):  # the step logs the rewards of the groups it trains on
-                    del metrics[name][marks.get(name, 0):]
+                    del metrics[name][marks.get(name, 0) :]
                 inputs, resamples = self._replace_groups(inputs, flat, tried), resamples + 1
                 tried |= {x["row"] for x in inputs}
                 batch = super()._generate_and_score_completions(inputs)
@@ -187,7 +237,7 @@ def dynamic_sampling_trainer(base):
             fresh = [i for i, row in enumerate(self.train_dataset["row"]) if row not in tried]
             replaced = list(inputs)
             for g, i in zip(groups, self._draw.sample(fresh, min(len(groups), len(fresh)))):
-                replaced[g * size:(g + 1) * size] = [dict(self.train_dataset[i]) for _ in range(size)]
+                replaced[g * size : (g + 1) * size] = [dict(self.train_dataset[i]) for _ in range(size)]
             return replaced
 
     return DynamicSamplingGRPOTrainer
@@ -196,7 +246,14 @@ def dynamic_sampling_trainer(base):
 def reward_curve(log_history: list[dict]) -> list[dict]:
     """(step, mean reward, reward std, groups skipped and resamples by dynamic sampling) of each
     logged GRPO step."""
-    return [{"step": e["step"], "reward": e["reward"], "reward_std": e.get("reward_std", 0.0),
-             "skipped_groups": e.get("dynamic_sampling/skipped_groups", 0.0),
-             "resamples": e.get("dynamic_sampling/resamples", 0.0)}
-            for e in log_history if "reward" in e and "step" in e]
+    return [
+        {
+            "step": e["step"],
+            "reward": e["reward"],
+            "reward_std": e.get("reward_std", 0.0),
+            "skipped_groups": e.get("dynamic_sampling/skipped_groups", 0.0),
+            "resamples": e.get("dynamic_sampling/resamples", 0.0),
+        }
+        for e in log_history
+        if "reward" in e and "step" in e
+    ]

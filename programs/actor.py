@@ -10,6 +10,7 @@ from __future__ import annotations
 import dspy
 
 from promptmem.memory import NOTE_LINE, shown_ids
+
 NONE_SELECTED = "(no note bears on this question)"
 
 
@@ -40,8 +41,7 @@ class Actor(dspy.Module):
         self.predict = dspy.Predict(SolveTask)
 
     def forward(self, notes: str, observation: str, question: str) -> str:
-        return str(self.predict(notes=notes, observation=observation or "(nothing)",
-                                question=question).answer).strip()
+        return str(self.predict(notes=notes, observation=observation or "(nothing)", question=question).answer).strip()
 
 
 def selected_lines(notes: str, ids: list[str]) -> str:
@@ -70,8 +70,7 @@ class FilterActor(dspy.Module):
     def forward(self, notes: str, observation: str, question: str) -> str:
         if shown_ids(notes):  # placeholders such as "(no notes yet)" have none
             notes = selected_lines(notes, self.select(notes=notes, question=question).relevant)
-        return str(self.predict(notes=notes, observation=observation or "(nothing)",
-                                question=question).answer).strip()
+        return str(self.predict(notes=notes, observation=observation or "(nothing)", question=question).answer).strip()
 
 
 ACTORS = {"plain": Actor, "filter": FilterActor}

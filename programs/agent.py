@@ -7,8 +7,6 @@ from importlib.metadata import version
 from pathlib import Path
 
 import dspy
-
-from promptmem.files import write_json
 from promptmem.programs.actor import ACTORS, Actor
 from promptmem.programs.baselines import AppendRawWriter, ForwardWriter
 from promptmem.programs.facts import FactsWriter
@@ -17,18 +15,25 @@ from promptmem.programs.mem0_style import Mem0StyleWriter
 from promptmem.programs.select import SelectWriter
 from promptmem.programs.writers import NotesWriter, OpsWriter
 
-WRITERS = {"notes": NotesWriter, "ops": OpsWriter, "facts": FactsWriter, "mem0": Mem0StyleWriter,
-           "select": SelectWriter}
+from promptmem.files import write_json
+
+WRITERS = {
+    "notes": NotesWriter,
+    "ops": OpsWriter,
+    "facts": FactsWriter,
+    "mem0": Mem0StyleWriter,
+    "select": SelectWriter,
+}
 AGENTS = {
     "seed": "the actor plus an LM writer (--writer notes|ops|facts|mem0|select) with first-draft instructions",
     "no-memory": "the actor alone, with empty notes: the reference for memory gain",
     "append-raw": "the actor over a recency buffer of raw observations (no LM writer)",
     "append-lines": "append-raw with one note per observation line (a LoCoMo turn), so retrieval (--top-k) "
-                    "picks lines, not whole observations; --show-time gives each line its date",
+    "picks lines, not whole observations; --show-time gives each line its date",
     "full-context": "the actor over the whole history, cut to the LM's context window (no budget)",
     "mem0": "the actor over the real mem0 library (mem0ai 2.2.1, the `peers` extra): each observation goes "
-            "to mem0's Memory.add (one LLM extraction call; mem0 2.x only adds), each question's notes are "
-            "Memory.search's top-k",
+    "to mem0's Memory.add (one LLM extraction call; mem0 2.x only adds), each question's notes are "
+    "Memory.search's top-k",
 }
 MEM0_AGENT = "mem0"
 MEM0_MEMORY = "promptmem.integrations.mem0"  # the memory backend the mem0 agent brings (check_run, run_memory)
@@ -43,9 +48,17 @@ class MemoryAgent(dspy.Module):
     of the memory the agent brings instead of promptmem's stores ("" for promptmem's).
     """
 
-    def __init__(self, actor: Actor, writer: dspy.Module | None, name: str,
-                 writer_kind: str = "", fills_window: bool = False, buffer_share: float = 0.0,
-                 actor_kind: str = "plain", memory_backend: str = ""):
+    def __init__(
+        self,
+        actor: Actor,
+        writer: dspy.Module | None,
+        name: str,
+        writer_kind: str = "",
+        fills_window: bool = False,
+        buffer_share: float = 0.0,
+        actor_kind: str = "plain",
+        memory_backend: str = "",
+    ):
         super().__init__()
         self.actor, self.writer = actor, writer
         self.name, self.writer_kind, self.fills_window = name, writer_kind, fills_window
@@ -68,8 +81,14 @@ def build_agent(name: str, writer: str = "ops", buffer_share: float = 0.0, actor
     if name == "no-memory":
         return MemoryAgent(ACTORS[actor](), None, name, **kind)
     if name in ("append-raw", "append-lines", "full-context"):
-        return MemoryAgent(ACTORS[actor](), AppendRawWriter(per_line=name == "append-lines"), name, "append-raw",
-                           fills_window=name == "full-context", **kind)
+        return MemoryAgent(
+            ACTORS[actor](),
+            AppendRawWriter(per_line=name == "append-lines"),
+            name,
+            "append-raw",
+            fills_window=name == "full-context",
+            **kind,
+        )
     if name == MEM0_AGENT:
         return MemoryAgent(ACTORS[actor](), ForwardWriter(), name, "forward", memory_backend=MEM0_MEMORY, **kind)
     if name == "seed":
@@ -84,10 +103,16 @@ def build_agent(name: str, writer: str = "ops", buffer_share: float = 0.0, actor
 
 def save_agent(agent: MemoryAgent, path: str | Path) -> None:
     """Write the agent's prompts and how to rebuild it as JSON with version metadata."""
-    payload = {"format": "promptmem.agent/1", "promptmem": version("promptmem"),
-               "dspy": dspy.__version__, "agent": agent.name, "writer": agent.writer_kind,
-               "buffer_share": agent.buffer_share, "actor": agent.actor_kind,
-               "state": agent.dump_state()}
+    payload = {
+        "format": "promptmem.agent/1",
+        "promptmem": version("promptmem"),
+        "dspy": dspy.__version__,
+        "agent": agent.name,
+        "writer": agent.writer_kind,
+        "buffer_share": agent.buffer_share,
+        "actor": agent.actor_kind,
+        "state": agent.dump_state(),
+    }
     write_json(path, payload)
 
 
@@ -96,8 +121,12 @@ def load_agent(path: str | Path) -> MemoryAgent:
     path = Path(path)
     try:
         payload = json.loads(path.read_text())
-        agent = build_agent(payload["agent"], payload["writer"] or "ops", payload.get("buffer_share", 0.0),
-                            payload.get("actor", "plain"))
+        agent = build_agent(
+            payload["agent"],
+            payload["writer"] or "ops",
+            payload.get("buffer_share", 0.0),
+            payload.get("actor", "plain"),
+        )
         agent.load_state(payload["state"])
     except (OSError, json.JSONDecodeError, KeyError, TypeError) as err:
         raise ValueError(f"{path}: not a promptmem agent file ({type(err).__name__}: {err})") from err
@@ -108,8 +137,10 @@ def in_process(agent: MemoryAgent, command: str) -> MemoryAgent:
     """``agent``, refused (ValueError) by a ``command`` that keeps memory in promptmem's own
     in-process store, when its memory lives elsewhere (mem0's)."""
     if agent.memory_backend:
-        raise ValueError(f"{command} keeps memory in promptmem's in-process store; the mem0 agent keeps its "
-                         "memories in mem0 (run it with `promptmem eval --agent mem0`)")
+        raise ValueError(
+            f"{command} keeps memory in promptmem's in-process store; the mem0 agent keeps its "
+            "memories in mem0 (run it with `promptmem eval --agent mem0`)"
+        )
     return agent
 
 

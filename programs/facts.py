@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 import dspy
 import pydantic
+from promptmem.programs.typed_ops import IMPORTANCE, Importance
+from promptmem.programs.writers import TypedWriter, WriterInputs
 from pydantic_core import to_jsonable_python
 
 from promptmem.memory import DEFAULT_IMPORTANCE, Note, Op, notes_size
-from promptmem.programs.typed_ops import IMPORTANCE, Importance
-from promptmem.programs.writers import TypedWriter, WriterInputs
 from promptmem.roles import Write
 
 _NOTE = re.compile(r"^(?P<subject>[^:;=\n]+): (?P<pairs>[^=\n]+ = [^\n]*)$")
@@ -97,8 +97,10 @@ def upsert_ops(notes: Sequence[Note], facts: Sequence[KeyFact], budget: int) -> 
         if key and key not in touched:
             evict.append(Op("DELETE", note_id=note.id, eviction=True))
             size -= len(note.text)
-    writes = [Op("UPDATE", texts[k], table[k][0], importance) if table[k][0] else Op("ADD", texts[k], None, importance)
-              for k, importance in touched.items()]
+    writes = [
+        Op("UPDATE", texts[k], table[k][0], importance) if table[k][0] else Op("ADD", texts[k], None, importance)
+        for k, importance in touched.items()
+    ]
     return evict + writes or [Op("NOOP")]
 
 
@@ -113,7 +115,6 @@ class FactsWriter(TypedWriter):
         try:
             facts = KeyFacts.validate_json(value) if isinstance(value, str) else KeyFacts.validate_python(value)
         except pydantic.ValidationError as err:
-            return Write(error=f"facts do not match the KeyFact type: {str(err).splitlines()[0][:200]}",
-                         raw=str(value))
+            return Write(error=f"facts do not match the KeyFact type: {str(err).splitlines()[0][:200]}", raw=str(value))
         raw = value if isinstance(value, str) else json.dumps(to_jsonable_python(value))
         return Write(upsert_ops(list(notes), facts, budget), "", raw)

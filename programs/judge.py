@@ -3,9 +3,11 @@ an edit of the notes makes (the actor's GRPO bonus where no ground truth exists)
 
 from __future__ import annotations
 
-from typing import Iterable, Literal, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Literal
 
 import dspy
+
 from promptmem.memory import Note, render_notes
 from promptmem.scoring import normalize
 from promptmem.tasks import Task
@@ -37,7 +39,8 @@ class Judge(dspy.Module):
 # function words: rewording with these alone adds nothing to the notes
 _FUNCTION_WORDS = frozenset(
     "is are was were be been being am of on in at to for from by with as and or but not no its it this that "
-    "these those there here has have had do does did so than then now also which who whom whose what when where how".split())
+    "these those there here has have had do does did so than then now also which who whom whose what when where how".split()
+)
 
 
 def content_words(texts: Iterable[str]) -> set[str]:
@@ -72,6 +75,7 @@ class DiscoveryJudge(dspy.Module):
         if not content_words(new) - content_words(old):
             return 0.0
         shown = "\n".join(part for part in (task.observation, task.question and f"Q: {task.question}") if part)
-        verdict = self.predict(task=shown or "(nothing shown)", notes_before=render_notes(before),
-                               new_notes="\n".join(new)).discovery
+        verdict = self.predict(
+            task=shown or "(nothing shown)", notes_before=render_notes(before), new_notes="\n".join(new)
+        ).discovery
         return self.VALUES[verdict]

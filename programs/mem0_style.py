@@ -6,11 +6,12 @@ Costs one LM call to extract plus one per fact (at most ``max_facts``).
 from __future__ import annotations
 
 import dspy
-
-from promptmem.memory import EMPTY_NOTES, render_notes, similar_notes
 from promptmem.programs.ops_format import parse_ops
 from promptmem.programs.writers import note_lines, task_inputs
+
+from promptmem.memory import EMPTY_NOTES, render_notes, similar_notes
 from promptmem.roles import Write
+
 
 class ExtractCandidateFacts(dspy.Signature):
     """Extract the facts from this task that are worth remembering for future questions.

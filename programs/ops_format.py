@@ -17,10 +17,24 @@ from dataclasses import dataclass, field
 from promptmem.memory import Op
 
 _FENCE = re.compile(r"```[a-zA-Z]*\s*\n?(.*?)```", re.DOTALL)
-_SYNONYMS = {"ADD": "ADD", "INSERT": "ADD", "CREATE": "ADD", "APPEND": "ADD",
-             "UPDATE": "UPDATE", "EDIT": "UPDATE", "MODIFY": "UPDATE", "REPLACE": "UPDATE",
-             "DELETE": "DELETE", "REMOVE": "DELETE", "DROP": "DELETE",
-             "NOOP": "NOOP", "NONE": "NOOP", "NO-OP": "NOOP", "NO_OP": "NOOP", "SKIP": "NOOP"}
+_SYNONYMS = {
+    "ADD": "ADD",
+    "INSERT": "ADD",
+    "CREATE": "ADD",
+    "APPEND": "ADD",
+    "UPDATE": "UPDATE",
+    "EDIT": "UPDATE",
+    "MODIFY": "UPDATE",
+    "REPLACE": "UPDATE",
+    "DELETE": "DELETE",
+    "REMOVE": "DELETE",
+    "DROP": "DELETE",
+    "NOOP": "NOOP",
+    "NONE": "NOOP",
+    "NO-OP": "NOOP",
+    "NO_OP": "NOOP",
+    "SKIP": "NOOP",
+}
 _KIND_KEYS = ("op", "action", "type", "kind", "operation", "event")
 _ID_KEYS = ("id", "note_id", "target", "memory_id")
 _TEXT_KEYS = ("text", "content", "note", "value", "memory", "fact")

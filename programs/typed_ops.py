@@ -15,10 +15,9 @@ import dspy
 import json_repair
 import pydantic
 from dspy.utils.exceptions import AdapterParseError
-
-from promptmem.memory import DEFAULT_IMPORTANCE, Op
 from promptmem.programs.ops_format import normalize_id, parse_ops
 
+from promptmem.memory import DEFAULT_IMPORTANCE, Op
 
 Importance = Literal[1, 2, 3, 4, 5]
 IMPORTANCE = "how much the note will matter for later questions: 1 (little) to 5 (a lot)"
@@ -47,10 +46,15 @@ def to_ops(value: object) -> tuple[list[Op], list[str]]:
         items = MemoryOpList.validate_python(value)
     except pydantic.ValidationError as err:
         return [], [f"ops do not match the MemoryOp type: {str(err).splitlines()[0][:200]}"]
-    ops = [Op(item.action, item.text.strip() if item.action in ("ADD", "UPDATE") else "",
-              normalize_id(item.note_id) if item.action in ("UPDATE", "DELETE") else None,
-              item.importance if item.action in ("ADD", "UPDATE") else None)
-           for item in items]
+    ops = [
+        Op(
+            item.action,
+            item.text.strip() if item.action in ("ADD", "UPDATE") else "",
+            normalize_id(item.note_id) if item.action in ("UPDATE", "DELETE") else None,
+            item.importance if item.action in ("ADD", "UPDATE") else None,
+        )
+        for item in items
+    ]
     return ops or [Op("NOOP")], []
 
 
@@ -67,7 +71,9 @@ def predict_items(predict: dspy.Predict, field: str, item: type[pydantic.BaseMod
         data = json.loads(response)
     except ValueError:
         data = json_repair.loads(response)
-        data = {field: data.get(field, [])[:-1]} if isinstance(data, dict) and isinstance(data.get(field), list) else data
+        data = (
+            {field: data.get(field, [])[:-1]} if isinstance(data, dict) and isinstance(data.get(field), list) else data
+        )
     items = data.get(field) if isinstance(data, dict) and isinstance(data.get(field), list) else []
     kept = []
     for raw in items:
@@ -75,5 +81,6 @@ def predict_items(predict: dspy.Predict, field: str, item: type[pydantic.BaseMod
             kept.append(item.model_validate(raw))
         except pydantic.ValidationError:
             continue
-    return kept, (f"unreadable {field} output ({len(response)} chars, cut at the token limit?): "
-                  f"kept {len(kept)} readable item(s)")
+    return kept, (
+        f"unreadable {field} output ({len(response)} chars, cut at the token limit?): kept {len(kept)} readable item(s)"
+    )

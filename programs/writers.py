@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
-from typing import Protocol, Sequence
+from collections.abc import Sequence
 
 import dspy
+from promptmem.programs.typed_ops import MemoryOp, predict_items, to_ops
 from pydantic_core import to_jsonable_python
+
 from promptmem.memory import EMPTY_NOTES, Note, Op, notes_size, render_notes
 from promptmem.roles import Write
-from promptmem.programs.typed_ops import MemoryOp, predict_items, to_ops
 from promptmem.tasks import Outcome, Task
 
 
@@ -88,8 +88,9 @@ class NotesWriter(dspy.Module):
 
     def forward(self, notes, task, answer, outcome, budget) -> Write:
         plain = "\n".join(note.text for note in notes) or EMPTY_NOTES
-        raw = str(self.predict(notes=plain, limit=budget_line(notes, budget),
-                               **task_inputs(task, answer, outcome)).new_notes)
+        raw = str(
+            self.predict(notes=plain, limit=budget_line(notes, budget), **task_inputs(task, answer, outcome)).new_notes
+        )
         return self.to_write(notes, raw, budget)
 
     @staticmethod
@@ -125,8 +126,14 @@ class TypedWriter(dspy.Module):
         self.predict = dspy.Predict(self.signature_type)
 
     def forward(self, notes, task, answer, outcome, budget) -> Write:
-        value, dropped = predict_items(self.predict, self.output_field, self.item, notes=render_notes(notes),
-                                       limit=budget_line(notes, budget), **task_inputs(task, answer, outcome))
+        value, dropped = predict_items(
+            self.predict,
+            self.output_field,
+            self.item,
+            notes=render_notes(notes),
+            limit=budget_line(notes, budget),
+            **task_inputs(task, answer, outcome),
+        )
         return self.to_write(notes, value, budget).with_error(dropped)
 
     @staticmethod

@@ -37,12 +37,21 @@ if _CheckoutFinder not in sys.meta_path:
 __version__ = "0.1.0"
 
 _EXPORTS = {
-    "Task": "promptmem.tasks", "Stream": "promptmem.tasks", "Suite": "promptmem.tasks",
-    "Outcome": "promptmem.tasks", "make_suite": "promptmem.suites",
-    "InMemoryStore": "promptmem.memory", "Op": "promptmem.memory", "Note": "promptmem.memory",
-    "run_stream": "promptmem.runner", "evaluate": "promptmem.evaluate",
-    "EvalConfig": "promptmem.evaluate", "LMConfig": "promptmem.lm", "make_lm": "promptmem.lm",
-    "build_agent": "promptmem.programs", "load_agent": "promptmem.programs",
+    "Task": "promptmem.tasks",
+    "Stream": "promptmem.tasks",
+    "Suite": "promptmem.tasks",
+    "Outcome": "promptmem.tasks",
+    "make_suite": "promptmem.suites",
+    "InMemoryStore": "promptmem.memory",
+    "Op": "promptmem.memory",
+    "Note": "promptmem.memory",
+    "run_stream": "promptmem.runner",
+    "evaluate": "promptmem.evaluate",
+    "EvalConfig": "promptmem.evaluate",
+    "LMConfig": "promptmem.lm",
+    "make_lm": "promptmem.lm",
+    "build_agent": "promptmem.programs",
+    "load_agent": "promptmem.programs",
     "save_agent": "promptmem.programs",
 }
 __all__ = sorted(_EXPORTS) + ["__version__"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.console import Console
@@ -13,8 +12,9 @@ from promptmem.files import write_json
 
 console = Console()
 
-memory_app = typer.Typer(help="Inspect a SQLite notes store (a file under OUT/memory/ after `eval --store sqlite`).",
-                         no_args_is_help=True)
+memory_app = typer.Typer(
+    help="Inspect a SQLite notes store (a file under OUT/memory/ after `eval --store sqlite`).", no_args_is_help=True
+)
 
 
 def _open_store(path: Path):
@@ -27,13 +27,15 @@ def _open_store(path: Path):
 
 
 @memory_app.command("show")
-def memory_show(path: Path, query: Optional[str] = typer.Option(None, help="Show only notes matching this text."),
-                top_k: int = typer.Option(10, help="How many matches with --query.")) -> None:
+def memory_show(
+    path: Path,
+    query: str | None = typer.Option(None, help="Show only notes matching this text."),
+    top_k: int = typer.Option(10, help="How many matches with --query."),
+) -> None:
     """Print the current notes (or the best matches for --query)."""
     store = _open_store(path)
     notes = store.search(query, top_k) if query else store.notes()
-    table = Table("id", "note", title=f"{path}: {len(store.notes())} notes, "
-                                      f"{store.total_chars()}/{store.budget} chars")
+    table = Table("id", "note", title=f"{path}: {len(store.notes())} notes, {store.total_chars()}/{store.budget} chars")
     for note in notes:
         table.add_row(note.id, note.text)
     console.print(table)
@@ -45,8 +47,16 @@ def memory_history(path: Path, limit: int = typer.Option(50, help="Show the last
     table = Table("seq", "step", "who", "op", "note", "old", "new", "verdict")
     for row in _open_store(path).history(limit):
         verdict = "applied" if row["applied"] else f"rejected: {row['reason']}"
-        table.add_row(str(row["seq"]), row["step"] or "", row["who"] or "", row["kind"],
-                      row["note_id"] or "", row["old_text"] or "", (row["new_text"] or "")[:200], verdict)
+        table.add_row(
+            str(row["seq"]),
+            row["step"] or "",
+            row["who"] or "",
+            row["kind"],
+            row["note_id"] or "",
+            row["old_text"] or "",
+            (row["new_text"] or "")[:200],
+            verdict,
+        )
     console.print(table)
 
 
@@ -54,9 +64,15 @@ def memory_history(path: Path, limit: int = typer.Option(50, help="Show the last
 def memory_export(path: Path, out: Path = typer.Option(..., help="JSON file to write.")) -> None:
     """Write the notes and the full history as JSON."""
     store = _open_store(path)
-    write_json(out, {"store": str(path), "budget": store.budget,
-                     "notes": [{"id": n.id, "text": n.text} for n in store.notes()],
-                     "history": store.history()})
+    write_json(
+        out,
+        {
+            "store": str(path),
+            "budget": store.budget,
+            "notes": [{"id": n.id, "text": n.text} for n in store.notes()],
+            "history": store.history(),
+        },
+    )
     console.print(f"[green]wrote[/green] {out}")
 
 

@@ -9,26 +9,26 @@ sqlite``; ``report.json``, ``summary.md``, ``learning_curve.png``.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from importlib import import_module
 from dataclasses import asdict, dataclass, is_dataclass
+from importlib import import_module
 from pathlib import Path
-from typing import Callable, Iterator
 
 import dspy
 
-from promptmem.memory.embedding import EmbeddingRetriever
 from promptmem.files import RunDirError, write_json
 from promptmem.lm.specs import LMConfig, adapter_for, is_local, make_lm, window_chars
 from promptmem.memory import InMemoryStore, Memory, word_overlap
+from promptmem.memory.embedding import EmbeddingRetriever
+from promptmem.memory.ranking import RankedRetriever, RankWeights
+from promptmem.memory.sqlite import SQLiteStore
 from promptmem.metrics import Report, build_report
 from promptmem.programs.agent import MemoryAgent, build_agent, resolve_agent
 from promptmem.progress import task_bar
-from promptmem.memory.ranking import RankedRetriever, RankWeights
 from promptmem.report.files import write_report
 from promptmem.runner import StreamResult, run_stream
-from promptmem.memory.sqlite import SQLiteStore
 from promptmem.suites import make_suite
 from promptmem.suites.hostile import HostileConfig, HostileSuite
 from promptmem.tasks import Stream, Suite, cap_observations
@@ -52,7 +52,9 @@ class EvalConfig:
     questions: int | None = None  # locomo: an evenly spaced sample of N questions per conversation
     threads: int = 4  # streams run in parallel threads (1 for local models: one call at a time)
     store: str = "memory"  # memory (in-process) | sqlite (a file per stream under OUT/memory/)
-    top_k: int | None = None  # the actor sees only the top-k notes matching the question (mem0: its search's, default 20)
+    top_k: int | None = (
+        None  # the actor sees only the top-k notes matching the question (mem0: its search's, default 20)
+    )
     retriever: str = "lexical"  # how top-k is chosen: lexical (sqlite: FTS5/BM25; memory: word
     #   overlap) | embedding (all-MiniLM-L6-v2 cosine; the `embed` extra)
     rank: str = ""  # top-k by weighted relevance, recency and importance, e.g.
@@ -68,8 +70,11 @@ def make_eval_suite(config: EvalConfig) -> Suite:
     if config.suite in ("jsonl", "locomo"):
         if not config.data:
             raise ValueError(f"the {config.suite} suite needs --data PATH")
-        extra = {key: value for key, value in (("questions_at_end", config.questions_at_end),
-                                                ("questions", config.questions)) if value}
+        extra = {
+            key: value
+            for key, value in (("questions_at_end", config.questions_at_end), ("questions", config.questions))
+            if value
+        }
         if extra and config.suite != "locomo":
             raise ValueError(f"--{next(iter(extra)).replace('_', '-')} applies to the locomo suite only")
         suite = make_suite(config.suite, path=config.data, **extra)
@@ -118,8 +123,10 @@ def claim_run_dir(out: Path, sections: dict) -> dict:
         previous = _with_defaults(json.loads(path.read_text()), defaults)
         if previous != config:
             changed = _differences(previous, config)
-            raise RunDirError(f"{out} holds a run with another configuration (differs in: "
-                              f"{', '.join(changed)}); use another --out to start a new run")
+            raise RunDirError(
+                f"{out} holds a run with another configuration (differs in: "
+                f"{', '.join(changed)}); use another --out to start a new run"
+            )
     out.mkdir(parents=True, exist_ok=True)
     write_json(path, config)
     return config
@@ -137,21 +144,34 @@ def memory_factory(config: EvalConfig, budget: int, out: Path) -> Callable[[str,
 
     def make(label: str, stream_id: str) -> Memory:
         if config.store == "memory":
-            return InMemoryStore(budget, top_k=config.top_k, show_time=config.show_time,
-                                 max_deletes=config.max_deletes, **({"retriever": retriever} if retriever else {}))
+            return InMemoryStore(
+                budget,
+                top_k=config.top_k,
+                show_time=config.show_time,
+                max_deletes=config.max_deletes,
+                **({"retriever": retriever} if retriever else {}),
+            )
         path = out / "memory" / label / f"{stream_id}.db"
         path.parent.mkdir(parents=True, exist_ok=True)
         for stale in path.parent.glob(f"{stream_id}.db*"):
             stale.unlink()
-        return SQLiteStore(path, budget=budget, top_k=config.top_k, who=label, retriever=retriever,
-                           show_time=config.show_time, max_deletes=config.max_deletes)
+        return SQLiteStore(
+            path,
+            budget=budget,
+            top_k=config.top_k,
+            who=label,
+            retriever=retriever,
+            show_time=config.show_time,
+            max_deletes=config.max_deletes,
+        )
 
     return make
 
 
 @contextmanager
-def memory_backend(agent: MemoryAgent, config: EvalConfig, lm_config: LMConfig, budget: int,
-                   out: Path) -> Iterator[Callable[[str, str], Memory]]:
+def memory_backend(
+    agent: MemoryAgent, config: EvalConfig, lm_config: LMConfig, budget: int, out: Path
+) -> Iterator[Callable[[str, str], Memory]]:
     """The run's memory factory: promptmem's stores, or the memory an agent brings with it
     (``agent.memory_backend``, a module with ``run_memory``, e.g. mem0's)."""
     if not agent.memory_backend:
@@ -161,9 +181,16 @@ def memory_backend(agent: MemoryAgent, config: EvalConfig, lm_config: LMConfig, 
         yield make
 
 
-def _run_jobs(jobs: list[tuple[str, MemoryAgent, Stream]], suite: Suite, lm: dspy.BaseLM,
-              adapter: dspy.Adapter, make_memory: Callable[[str, str], Memory], out: Path,
-              threads: int, show_progress: bool) -> dict[str, list[StreamResult]]:
+def _run_jobs(
+    jobs: list[tuple[str, MemoryAgent, Stream]],
+    suite: Suite,
+    lm: dspy.BaseLM,
+    adapter: dspy.Adapter,
+    make_memory: Callable[[str, str], Memory],
+    out: Path,
+    threads: int,
+    show_progress: bool,
+) -> dict[str, list[StreamResult]]:
     results: dict[str, list[StreamResult]] = {label: [] for label, _, _ in jobs}
     pending = []
     for label, agent, stream in jobs:
@@ -179,8 +206,16 @@ def _run_jobs(jobs: list[tuple[str, MemoryAgent, Stream]], suite: Suite, lm: dsp
         def run(label, agent, stream, path):
             memory = make_memory(label, stream.id)
             try:
-                result = run_stream(agent, stream, suite, lm, budget=memory.budget, adapter=adapter,
-                                    memory=memory, on_task=lambda _: progress.advance(bar))
+                result = run_stream(
+                    agent,
+                    stream,
+                    suite,
+                    lm,
+                    budget=memory.budget,
+                    adapter=adapter,
+                    memory=memory,
+                    on_task=lambda _: progress.advance(bar),
+                )
             finally:
                 if hasattr(memory, "close"):  # stores holding files (SQLite, mem0's qdrant and history)
                     memory.close()
@@ -204,8 +239,14 @@ def _run_jobs(jobs: list[tuple[str, MemoryAgent, Stream]], suite: Suite, lm: dsp
     return results
 
 
-def evaluate(config: EvalConfig, lm_config: LMConfig, out: str | Path, *,
-             lm: dspy.BaseLM | None = None, show_progress: bool = True) -> Report:
+def evaluate(
+    config: EvalConfig,
+    lm_config: LMConfig,
+    out: str | Path,
+    *,
+    lm: dspy.BaseLM | None = None,
+    show_progress: bool = True,
+) -> Report:
     """Run the evaluation into ``out`` (resuming what a previous run there finished)."""
     out = Path(out)
     suite = make_eval_suite(config)
@@ -214,8 +255,9 @@ def evaluate(config: EvalConfig, lm_config: LMConfig, out: str | Path, *,
         import_module(agent.memory_backend).check_run(config, lm_config)
     budget = window_chars(lm_config) if agent.fills_window else config.budget or suite.notes_budget
     streams = cap_observations(suite.streams(config.streams, seed=config.seed), config.max_observation)
-    run_config = claim_run_dir(out, {"eval": config, "lm": lm_config, "budget": budget,
-                                     "suite": suite.describe(), "agent_name": agent.name})
+    run_config = claim_run_dir(
+        out, {"eval": config, "lm": lm_config, "budget": budget, "suite": suite.describe(), "agent_name": agent.name}
+    )
     jobs = [("agent", agent, s) for s in streams]
     if config.baseline and agent.uses_memory:
         baseline = build_agent("no-memory")
@@ -225,7 +267,6 @@ def evaluate(config: EvalConfig, lm_config: LMConfig, out: str | Path, *,
     with memory_backend(agent, config, lm_config, budget, out) as make_memory:
         results = _run_jobs(jobs, suite, lm, adapter_for(lm_config.spec), make_memory, out, threads, show_progress)
     base_results = results.get("no-memory") or (results["agent"] if not agent.uses_memory else None)
-    report = build_report(results["agent"], base_results,
-                          suite.breakdown_keys, run_config)
+    report = build_report(results["agent"], base_results, suite.breakdown_keys, run_config)
     write_report(report, out)
     return report

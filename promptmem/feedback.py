@@ -82,30 +82,40 @@ def _why_missing(result: StreamResult, upto: int, value: str) -> str:
         for op in record.ops:
             if value.lower() in op["text"].lower() and not op["applied"]:
                 return f"; writing it was rejected at {record.task_id} ({op['reason']})"
-    return "; it was never written" if not any(
-        value.lower() in op["text"].lower() for r in result.records[:upto] for op in r.ops
-        if op["applied"]) else "; it was written but later deleted or overwritten"
+    return (
+        "; it was never written"
+        if not any(value.lower() in op["text"].lower() for r in result.records[:upto] for op in r.ops if op["applied"])
+        else "; it was written but later deleted or overwritten"
+    )
 
 
-def _question_feedback(result: StreamResult, record: TaskRecord, evidence: Evidence,
-                       notes: dict[str, str], writer: list[str], actor: list[str]) -> None:
+def _question_feedback(
+    result: StreamResult,
+    record: TaskRecord,
+    evidence: Evidence,
+    notes: dict[str, str],
+    writer: list[str],
+    actor: list[str],
+) -> None:
     answered = record.answer is not None  # None: a writer-only run, judged by notes recall
     if record.score == 1.0 or (not answered and record.notes_recall == 1.0):
         return
     gold = evidence.needed[0]
     held = [f.value for f in evidence.needed if holding_fact(notes, f, evidence.partial)]
     if held and answered:
-        actor.append(f"{record.task_id}: the notes held the answer ({held[0]}) but you answered "
-                      f"{record.answer!r}.")
+        actor.append(f"{record.task_id}: the notes held the answer ({held[0]}) but you answered {record.answer!r}.")
     elif not held and not evidence.current:
         origin = f", stated in {', '.join(evidence.stated_in)}" if evidence.stated_in else ""
-        writer.append(f"{record.task_id} asked {record.question!r}: the answer ({gold.value}{origin}) "
-                      f"was not in the notes{_why_missing(result, record.position, gold.value)}.")
+        writer.append(
+            f"{record.task_id} asked {record.question!r}: the answer ({gold.value}{origin}) "
+            f"was not in the notes{_why_missing(result, record.position, gold.value)}."
+        )
     _stale_feedback(record, evidence, notes, writer, actor)
 
 
-def _stale_feedback(record: TaskRecord, evidence: Evidence, notes: dict[str, str],
-                    writer: list[str], actor: list[str]) -> None:
+def _stale_feedback(
+    record: TaskRecord, evidence: Evidence, notes: dict[str, str], writer: list[str], actor: list[str]
+) -> None:
     """Stale values in the answer (actor) and still in the notes (writer)."""
     gold = evidence.needed[0]
     last = evidence.updated_in[-1] if evidence.updated_in else ""
@@ -120,8 +130,7 @@ def _stale_feedback(record: TaskRecord, evidence: Evidence, notes: dict[str, str
 
 def _unused_notes(result: StreamResult, limit: int) -> list[str]:
     golds = [g for r in result.records if r.question is not None for g in r.gold]
-    unused = [f"[{n['id']}] {n['text']}" for n in result.final_notes
-              if not any(mentions(n["text"], g) for g in golds)]
+    unused = [f"[{n['id']}] {n['text']}" for n in result.final_notes if not any(mentions(n["text"], g) for g in golds)]
     if not unused:
         return []
     return [f"No question in this stream was answered by these notes: {'; '.join(unused[:limit])}"]

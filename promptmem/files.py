@@ -53,8 +53,10 @@ def write_manifest(folder: str | Path) -> None:
     """Record the size and sha256 of every file under ``folder`` in ``folder/MANIFEST``."""
     folder = Path(folder)
     files = sorted(p for p in folder.rglob("*") if p.is_file() and p.name != MANIFEST)
-    write_json(folder / MANIFEST, {p.relative_to(folder).as_posix(): {"size": p.stat().st_size, "sha256": _digest(p)}
-                                   for p in files})
+    write_json(
+        folder / MANIFEST,
+        {p.relative_to(folder).as_posix(): {"size": p.stat().st_size, "sha256": _digest(p)} for p in files},
+    )
 
 
 def manifest_problems(folder: str | Path) -> list[str]:

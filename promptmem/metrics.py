@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from statistics import mean
-from typing import Sequence
 
 from promptmem.runner import StreamResult, TaskRecord
 
@@ -74,8 +74,11 @@ def _mean(values) -> float:
 
 def _group_stats(records: Sequence[TaskRecord]) -> dict[str, float]:
     names = sorted({name for r in records for name in r.metrics})
-    return {"n": len(records), "score": round(_mean(r.score for r in records), 4),
-            **{name: round(_mean(r.metrics.get(name, 0.0) for r in records), 4) for name in names}}
+    return {
+        "n": len(records),
+        "score": round(_mean(r.score for r in records), 4),
+        **{name: round(_mean(r.metrics.get(name, 0.0) for r in records), 4) for name in names},
+    }
 
 
 def _breakdown(scored: Sequence[TaskRecord], key: str) -> dict[str, dict[str, float]]:
@@ -94,7 +97,8 @@ def _cost(records: Sequence[TaskRecord]) -> Cost:
         completion_tokens_per_task=round(sum(r.completion_tokens for r in records) / n, 1),
         seconds_per_task=round(sum(r.seconds for r in records) / n, 3),
         total_seconds=round(sum(r.seconds for r in records), 2),
-        prompt_tokens_reused_per_task=round(sum(r.prompt_tokens_reused for r in records) / n, 1))
+        prompt_tokens_reused_per_task=round(sum(r.prompt_tokens_reused for r in records) / n, 1),
+    )
 
 
 def _headline(records: Sequence[TaskRecord]) -> list[TaskRecord]:
@@ -128,25 +132,29 @@ def summarize(results: Sequence[StreamResult], breakdown_keys: Sequence[str] = (
     length = max((r.position for r in records), default=-1) + 1
     metric_names = [k for k in per_stream_stats[0] if k not in ("n", "score")] if results else []
     return Summary(
-        agent=results[0].agent if results else "", streams=len(results), questions=len(headline),
+        agent=results[0].agent if results else "",
+        streams=len(results),
+        questions=len(headline),
         score=round(_mean(s["score"] for s in per_stream_stats), 4),
         metrics={k: round(_mean(s.get(k, 0.0) for s in per_stream_stats), 4) for k in metric_names},
         per_stream={res.stream_id: s["score"] for res, s in zip(results, per_stream_stats)},
-        learning_curve=[round(_mean(by_position[i]), 4) if by_position[i] else None
-                        for i in range(length)],
-        breakdown={key: _breakdown([r for r in records if r.score is not None], key)
-                   for key in breakdown_keys},
+        learning_curve=[round(_mean(by_position[i]), 4) if by_position[i] else None for i in range(length)],
+        breakdown={key: _breakdown([r for r in records if r.score is not None], key) for key in breakdown_keys},
         cost=_cost(records),
         actor_failures=sum(bool(r.error) for r in records),
         write_failures=sum(bool(r.write_error) for r in records),
         rejected_ops=sum(not op["applied"] for r in records for op in r.ops),
-        final_notes_chars=round(_mean(sum(len(n["text"]) for n in res.final_notes)
-                                      for res in results), 1),
-        notes_recall=_mean_recall(results))
+        final_notes_chars=round(_mean(sum(len(n["text"]) for n in res.final_notes) for res in results), 1),
+        notes_recall=_mean_recall(results),
+    )
 
 
-def build_report(agent: Sequence[StreamResult], baseline: Sequence[StreamResult] | None,
-                 breakdown_keys: Sequence[str] = (), config: dict | None = None) -> Report:
+def build_report(
+    agent: Sequence[StreamResult],
+    baseline: Sequence[StreamResult] | None,
+    breakdown_keys: Sequence[str] = (),
+    config: dict | None = None,
+) -> Report:
     """Summaries plus memory gain = agent score - no-memory score on the same streams."""
     agent_summary = summarize(agent, breakdown_keys)
     base_summary = summarize(baseline, breakdown_keys) if baseline else None

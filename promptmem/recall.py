@@ -29,8 +29,7 @@ def _holds(text: str, value: str) -> bool:
 
 def line_holds(lines: list[str], fact: Fact) -> bool:
     """One line of the notes holds the fact's value (and its subject, where it has one)."""
-    return any(_holds(line, fact.value) and (not fact.subject or _holds(line, fact.subject))
-               for line in lines)
+    return any(_holds(line, fact.value) and (not fact.subject or _holds(line, fact.subject)) for line in lines)
 
 
 def _word_share(text: str, value: str) -> float:
@@ -48,6 +47,5 @@ def notes_recall(evidence: Evidence | None, shown: str) -> float | None:
     if evidence.partial:
         return max(_word_share(shown, fact.value) for fact in evidence.needed)
     lines = shown.splitlines()
-    stale = any(line_holds(lines, Fact(value, fact.subject))
-                for value in evidence.stale for fact in evidence.needed)
+    stale = any(line_holds(lines, Fact(value, fact.subject)) for value in evidence.stale for fact in evidence.needed)
     return float(not stale and any(line_holds(lines, fact) for fact in evidence.needed))

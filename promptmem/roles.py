@@ -4,8 +4,9 @@ below the programs that implement them."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, Sequence
+from typing import Protocol
 
 from promptmem.memory import Note, Op
 from promptmem.tasks import Outcome, Task
@@ -19,15 +20,15 @@ class Write:
     error: str = ""
     raw: str = ""
 
-    def with_error(self, error: str) -> "Write":
+    def with_error(self, error: str) -> Write:
         """This write with ``error`` added to its errors."""
         return Write(self.ops, "; ".join(filter(None, [self.error, error])), self.raw)
 
 
 class Writer(Protocol):
-    def __call__(self, notes: Sequence[Note], task: Task, answer: str | None,
-                 outcome: Outcome | None, budget: int) -> Write: ...
-
+    def __call__(
+        self, notes: Sequence[Note], task: Task, answer: str | None, outcome: Outcome | None, budget: int
+    ) -> Write: ...
 
 
 def role_of(pred_name: str | None) -> str | None:

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import dspy
 from dspy.utils.usage_tracker import track_usage
 
 from promptmem.memory import EMPTY_NOTES, InMemoryStore, Memory, When, WriteFailed
-from promptmem.roles import Write
 from promptmem.recall import notes_recall
+from promptmem.roles import Write
 from promptmem.tasks import Stream, Suite, Task
 
 
@@ -61,7 +62,7 @@ class StreamResult:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: dict) -> "StreamResult":
+    def from_json(cls, data: dict) -> StreamResult:
         records = [TaskRecord(**record) for record in data["records"]]
         return cls(data["stream_id"], data["agent"], records, data["trace"], data["final_notes"])
 
@@ -72,11 +73,14 @@ def _describe(err: Exception) -> str:
 
 def _usage(tracker) -> dict[str, int]:
     entries = [entry for calls in tracker.usage_data.values() for entry in calls]
-    return {"calls": len(entries),
-            "prompt_tokens": sum(entry.get("prompt_tokens") or 0 for entry in entries),
-            "completion_tokens": sum(entry.get("completion_tokens") or 0 for entry in entries),
-            "prompt_tokens_reused": sum((entry.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
-                                        for entry in entries)}
+    return {
+        "calls": len(entries),
+        "prompt_tokens": sum(entry.get("prompt_tokens") or 0 for entry in entries),
+        "completion_tokens": sum(entry.get("completion_tokens") or 0 for entry in entries),
+        "prompt_tokens_reused": sum(
+            (entry.get("prompt_tokens_details") or {}).get("cached_tokens") or 0 for entry in entries
+        ),
+    }
 
 
 def when_of(task: Task, position: int) -> When:
@@ -116,18 +120,39 @@ def run_task(agent, task: Task, position: int, suite: Suite, memory: Memory, act
     usage = _usage(tracker)
     notes = memory.notes()
     return TaskRecord(
-        task_id=task.id, position=position, question=task.question, answer=answer,
-        gold=list(task.answer), score=outcome.score if outcome else None,
-        feedback=outcome.feedback if outcome else "", ops=[r.to_json() for r in results],
+        task_id=task.id,
+        position=position,
+        question=task.question,
+        answer=answer,
+        gold=list(task.answer),
+        score=outcome.score if outcome else None,
+        feedback=outcome.feedback if outcome else "",
+        ops=[r.to_json() for r in results],
         metrics=dict(outcome.metrics) if outcome else {},
-        notes_chars=sum(len(n.text) for n in notes), notes_count=len(notes), notes_recall=recall, **usage,
-        seconds=round(time.perf_counter() - start, 3), error=error,
-        write_error=write.error, write_raw=write.raw, meta=dict(task.meta))
+        notes_chars=sum(len(n.text) for n in notes),
+        notes_count=len(notes),
+        notes_recall=recall,
+        **usage,
+        seconds=round(time.perf_counter() - start, 3),
+        error=error,
+        write_error=write.error,
+        write_raw=write.raw,
+        meta=dict(task.meta),
+    )
 
 
-def run_stream(agent, stream: Stream, suite: Suite, lm: dspy.BaseLM, *, budget: int,
-               adapter: dspy.Adapter | None = None, memory: Memory | None = None,
-               on_task: Callable[[TaskRecord], None] | None = None, act: bool = True) -> StreamResult:
+def run_stream(
+    agent,
+    stream: Stream,
+    suite: Suite,
+    lm: dspy.BaseLM,
+    *,
+    budget: int,
+    adapter: dspy.Adapter | None = None,
+    memory: Memory | None = None,
+    on_task: Callable[[TaskRecord], None] | None = None,
+    act: bool = True,
+) -> StreamResult:
     """Run the stream's tasks in order with one memory; ``on_task`` sees each record;
     ``act=False``: the writer alone (see ``run_task``)."""
     memory = memory if memory is not None else InMemoryStore(budget)

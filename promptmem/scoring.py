@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 import string
 from collections import Counter
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCT = str.maketrans({c: " " for c in string.punctuation if c not in ".-"})

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 
 @dataclass(frozen=True)
@@ -112,7 +113,8 @@ def cap_observations(streams: list[Stream], cap: int | None) -> list[Stream]:
     def cut(task: Task) -> Task:
         if len(task.observation) <= cap:
             return task
-        return replace(task, observation=task.observation[:cap],
-                       meta={**task.meta, "observation_cut": len(task.observation) - cap})
+        return replace(
+            task, observation=task.observation[:cap], meta={**task.meta, "observation_cut": len(task.observation) - cap}
+        )
 
     return [replace(stream, tasks=tuple(cut(t) for t in stream.tasks)) for stream in streams]

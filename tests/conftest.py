@@ -3,11 +3,11 @@ import tempfile
 
 # Before dspy is imported anywhere: no network, and no DSPy disk cache outside a temp dir.
 os.environ.setdefault("DSPY_CACHEDIR", tempfile.mkdtemp(prefix="promptmem-dspy-cache-"))
-import promptmem  # noqa: E402,F401  (sets the offline defaults)
-
-import pytest  # noqa: E402
 import dspy  # noqa: E402
+import pytest  # noqa: E402
 from dspy.utils.dummies import DummyLM  # noqa: E402
+
+import promptmem  # noqa: E402,F401  (sets the offline defaults)
 
 WRITER_KEY = "[[ ## outcome ## ]]"  # only writer prompts have an outcome field
 ACTOR_KEY = "[[ ## question ## ]]"
@@ -17,8 +17,9 @@ def typed_ops(text: str) -> list[dict]:
     """The typed ``operations`` output for ops written one per line (``ADD x`` / ``DELETE n1``)."""
     from promptmem.programs.ops_format import parse_ops
 
-    return [{"action": op.kind, "note_id": op.note_id or "", "text": op.text, "importance": 3}
-            for op in parse_ops(text).ops]
+    return [
+        {"action": op.kind, "note_id": op.note_id or "", "text": op.text, "importance": 3} for op in parse_ops(text).ops
+    ]
 
 
 def scripted_lm(answer: str, writer_output: dict, adapter=None) -> DummyLM:

@@ -12,10 +12,14 @@ FAULTS = ("ok", "429", "500", "timeout", "drop", "truncated")
 
 
 def completion(content: str) -> dict:
-    return {"id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": "fake",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                         "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "fake",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+    }
 
 
 class FakeOpenAI:

@@ -50,36 +50,58 @@ def optimize_target(out: str) -> None:
     engine = ScriptedWorld()
     complete = engine.complete
     engine.complete = lambda request: (time.sleep(0.005), complete(request))[1]
-    optimize(CONFIG, LMConfig(spec="dummy/task"), LMConfig(spec="dummy/reflect"), out,
-             lm=dspy.LM("scripted/world", engine=engine, cache=False), reflection_lm=reflection_lm())
+    optimize(
+        CONFIG,
+        LMConfig(spec="dummy/task"),
+        LMConfig(spec="dummy/reflect"),
+        out,
+        lm=dspy.LM("scripted/world", engine=engine, cache=False),
+        reflection_lm=reflection_lm(),
+    )
 
 
 def distill_target(out: str) -> None:
     """Traces, SFT and GRPO (checkpoints every step) of the scratch student made beside ``out``."""
     from conftest import scripted_lm, typed_ops
-
     from promptmem.distill.pipeline import DistillConfig, distill
     from promptmem.distill.training import TrainConfig
+
     from promptmem.lm.specs import LMConfig
 
     lm = _slow(scripted_lm("42", {"operations": typed_ops("ADD session-store listens on port 3134")}), 0.01)
-    config = DistillConfig(student=str(Path(out).parent / "student"), train_streams=2, tasks=6,
-                           train=TrainConfig(sft_epochs=2, batch_size=4, grpo_steps=2, generations=2,
-                                             prompts_per_step=1, max_completion_tokens=12, save_steps=1,
-                                             gradient_checkpointing=False, max_resamples=0))
+    config = DistillConfig(
+        student=str(Path(out).parent / "student"),
+        train_streams=2,
+        tasks=6,
+        train=TrainConfig(
+            sft_epochs=2,
+            batch_size=4,
+            grpo_steps=2,
+            generations=2,
+            prompts_per_step=1,
+            max_completion_tokens=12,
+            save_steps=1,
+            gradient_checkpointing=False,
+            max_resamples=0,
+        ),
+    )
     distill(config, LMConfig(spec="scripted", max_tokens=24), out, lm=lm, until="grpo", say=lambda _: None)
 
 
 TARGETS = {"eval": eval_target, "optimize": optimize_target, "distill": distill_target}
-DONE = {"eval": "streams/*/*.json", "optimize": "gepa/gepa_state.bin",
-        "distill": "traces/*.jsonl"}  # units of work a rerun must keep as they are
+DONE = {
+    "eval": "streams/*/*.json",
+    "optimize": "gepa/gepa_state.bin",
+    "distill": "traces/*.jsonl",
+}  # units of work a rerun must keep as they are
 
 
 def run(target: str, out: Path, kill_after: float | None = None) -> int | None:
     """Run ``target`` into ``out``; with ``kill_after``, SIGKILL it after that many seconds (the
     exit code, or None when it was killed)."""
-    proc = subprocess.Popen([sys.executable, str(Path(__file__)), target, str(out)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, str(Path(__file__)), target, str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     try:
         proc.wait(timeout=kill_after if kill_after is not None else 600)
     except subprocess.TimeoutExpired:
@@ -94,14 +116,19 @@ def run(target: str, out: Path, kill_after: float | None = None) -> int | None:
 def results(target: str, out: Path) -> dict:
     """What must not depend on interruptions: scores, answers, ops and notes (not seconds)."""
     if target == "eval":
-        streams = {p.relative_to(out).as_posix(): [(r["answer"], r["score"], r["ops"]) for r in
-                                                   json.loads(p.read_text())["records"]]
-                   for p in sorted((out / "streams").rglob("*.json"))}
+        streams = {
+            p.relative_to(out).as_posix(): [
+                (r["answer"], r["score"], r["ops"]) for r in json.loads(p.read_text())["records"]
+            ]
+            for p in sorted((out / "streams").rglob("*.json"))
+        }
         report = json.loads((out / "report.json").read_text())
         return {"streams": streams, "score": report["agent"]["score"]}
     if target == "distill":
-        return {"traces": [p.read_text() for p in sorted((out / "traces").glob("*.jsonl"))],
-                **{stage: _weights(out / stage / "model") for stage in ("sft", "grpo")}}
+        return {
+            "traces": [p.read_text() for p in sorted((out / "traces").glob("*.jsonl"))],
+            **{stage: _weights(out / stage / "model") for stage in ("sft", "grpo")},
+        }
     program = json.loads((out / "program.json").read_text())
     candidates = json.loads((out / "candidates.json").read_text())["candidates"]
     return {"program": program["state"], "candidates": [c["instructions"] for c in candidates]}
@@ -110,7 +137,10 @@ def results(target: str, out: Path) -> dict:
 def _weights(checkpoint: Path) -> dict[str, list]:
     from safetensors.torch import load_file
 
-    return {name: tensor.flatten().tolist() for name, tensor in sorted(load_file(str(checkpoint / "model.safetensors")).items())}
+    return {
+        name: tensor.flatten().tolist()
+        for name, tensor in sorted(load_file(str(checkpoint / "model.safetensors")).items())
+    }
 
 
 def finished_units(target: str, out: Path) -> dict[str, bytes]:
@@ -125,10 +155,16 @@ def kill_and_resume(target: str, out: Path, reference: dict, rng: random.Random,
     before = finished_units(target, out) if target != "optimize" else {}
     stamps = {name: (out / name).stat().st_mtime_ns for name in before}
     run(target, out)
-    kept = all((out / name).read_bytes() == data and (out / name).stat().st_mtime_ns == stamps[name]
-               for name, data in before.items())
-    return {"killed": killed, "finished_before_kill": len(before), "kept_unchanged": kept,
-            "equal_to_reference": results(target, out) == reference}
+    kept = all(
+        (out / name).read_bytes() == data and (out / name).stat().st_mtime_ns == stamps[name]
+        for name, data in before.items()
+    )
+    return {
+        "killed": killed,
+        "finished_before_kill": len(before),
+        "kept_unchanged": kept,
+        "equal_to_reference": results(target, out) == reference,
+    }
 
 
 if __name__ == "__main__":

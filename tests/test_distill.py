@@ -8,15 +8,14 @@ import pytest
 pytest.importorskip("trl", reason="the distill extra is not installed")
 
 from conftest import scripted_lm, typed_ops  # noqa: E402
-from promptmem.distill.scratch_student import make_scratch_student  # noqa: E402
-
 from datasets import load_from_disk  # noqa: E402
-
 from promptmem.distill.pipeline import DistillConfig, distill, sft_rows  # noqa: E402
-from promptmem.signals.traces import TRACE_FORMAT, TraceRow, read_traces  # noqa: E402
+from promptmem.distill.scratch_student import make_scratch_student  # noqa: E402
 from promptmem.distill.training import TrainConfig  # noqa: E402
+
 from promptmem.evaluate import RunDirError  # noqa: E402
 from promptmem.lm.specs import LMConfig  # noqa: E402
+from promptmem.signals.traces import TRACE_FORMAT, TraceRow, read_traces  # noqa: E402
 
 
 def weights(checkpoint):
@@ -35,12 +34,28 @@ def differ(a, b) -> bool:
 def run(tmp_path_factory):
     root = tmp_path_factory.mktemp("distill")
     student = make_scratch_student(root / "student")
-    config = DistillConfig(student=str(student), teacher="seed", writer="ops", train_streams=1, tasks=6,
-                           test_streams=1, schedule=(("writer",), ("actor", "writer")),
-                           train=TrainConfig(sft_epochs=2, sft_lr=3e-3, batch_size=4, lora=True,
-                                             grpo_steps=1, grpo_lr=1e-3, generations=4,
-                                             max_completion_tokens=24, save_steps=100, prompts_per_step=2,
-                                             gradient_checkpointing=False))
+    config = DistillConfig(
+        student=str(student),
+        teacher="seed",
+        writer="ops",
+        train_streams=1,
+        tasks=6,
+        test_streams=1,
+        schedule=(("writer",), ("actor", "writer")),
+        train=TrainConfig(
+            sft_epochs=2,
+            sft_lr=3e-3,
+            batch_size=4,
+            lora=True,
+            grpo_steps=1,
+            grpo_lr=1e-3,
+            generations=4,
+            max_completion_tokens=24,
+            save_steps=100,
+            prompts_per_step=2,
+            gradient_checkpointing=False,
+        ),
+    )
     teacher = LMConfig(spec="scripted", max_tokens=24)
     lm = scripted_lm("42", {"operations": typed_ops("ADD session-store listens on port 3134")})
     summary = distill(config, teacher, root / "run", lm=lm, say=lambda _: None)
@@ -68,7 +83,9 @@ def test_traces_schema_and_the_comparison(run):
     all_rows = [r for path in (root / "run" / "traces").glob("*.jsonl") for r in read_traces(path)]
     dataset = load_from_disk(str(root / "run" / "traces" / "dataset"))
     assert dataset.num_rows == len(all_rows)
-    assert {"role", "prompt", "completion", "score", "credit", "stream_id", "task_id", "snapshot_id"} <= set(dataset.column_names)
+    assert {"role", "prompt", "completion", "score", "credit", "stream_id", "task_id", "snapshot_id"} <= set(
+        dataset.column_names
+    )
     assert writer.task_id and len({(r.snapshot_id, r.position) for r in rows}) == len({r.position for r in rows})
     assert len({r.snapshot_id for r in rows}) > 1  # one id per memory state: writes change it
     assert set(summary["comparison"]) == {"teacher", "student", "student+sft", "student+grpo"}
@@ -97,12 +114,30 @@ def test_trace_files_with_a_bad_line_name_the_line(tmp_path):
 
 def test_sft_keeps_usable_writes_with_credit_and_actor_rows_that_scored():
     def row(role, score=None, write_error="", credit=None):
-        return TraceRow(role=role, predictor=f"{role}.predict", stream_id="s", position=1, prompt=[], completion="",
-                        score=score, write_error=write_error, notes=[], next_id=1, budget=800, baseline=0.0,
-                        credit=credit)
+        return TraceRow(
+            role=role,
+            predictor=f"{role}.predict",
+            stream_id="s",
+            position=1,
+            prompt=[],
+            completion="",
+            score=score,
+            write_error=write_error,
+            notes=[],
+            next_id=1,
+            budget=800,
+            baseline=0.0,
+            credit=credit,
+        )
 
-    rows = [row("actor", 1.0), row("actor", 0.0), row("writer", credit=0.5), row("writer", credit=-0.5),
-            row("writer", write_error="unknown id"), row("writer")]
+    rows = [
+        row("actor", 1.0),
+        row("actor", 0.0),
+        row("writer", credit=0.5),
+        row("writer", credit=-0.5),
+        row("writer", write_error="unknown id"),
+        row("writer"),
+    ]
     assert sft_rows(rows, 0.5) == [rows[0], rows[2], rows[3], rows[5]]
     assert sft_rows(rows, 0.5, min_writer_credit=0.0) == [rows[0], rows[2], rows[5]]
 
@@ -125,6 +160,22 @@ def test_a_missing_student_is_refused_before_any_work(tmp_path, monkeypatch):
 
 def test_a_mem0_teacher_is_refused_before_any_work(tmp_path):
     with pytest.raises(ValueError, match="keeps its memories in mem0"):
-        distill(DistillConfig(teacher="mem0", student="smollm2-135m"), LMConfig(spec="scripted"), tmp_path / "run",
-                lm=scripted_lm("x", {}))
+        distill(
+            DistillConfig(teacher="mem0", student="smollm2-135m"),
+            LMConfig(spec="scripted"),
+            tmp_path / "run",
+            lm=scripted_lm("x", {}),
+        )
     assert not (tmp_path / "run").exists()
+
+
+def test_resume_passes_over_a_checkpoint_a_kill_left_half_written(tmp_path):
+    from promptmem.distill.training import last_complete_checkpoint
+
+    assert last_complete_checkpoint(tmp_path / "none") is None
+    for step, state in ((2, "{}"), (10, '{"global_step": 10}'), (11, '{"glob'), (12, None)):
+        folder = tmp_path / f"checkpoint-{step}"
+        folder.mkdir()
+        if state is not None:
+            (folder / "trainer_state.json").write_text(state)
+    assert last_complete_checkpoint(tmp_path) == str(tmp_path / "checkpoint-10")

@@ -6,16 +6,29 @@ import pytest
 pytest.importorskip("trl", reason="the distill extra is not installed")
 
 from promptmem.distill.scratch_student import make_scratch_student  # noqa: E402
-
 from promptmem.distill.training import TrainConfig, grpo, reward_curve  # noqa: E402
+
 from promptmem.signals.traces import TraceRow  # noqa: E402
 
 
 def rows(count: int) -> list[TraceRow]:
-    return [TraceRow(role="actor", predictor="actor.predict", stream_id="s", position=i,
-                     prompt=[{"role": "user", "content": f"Which port does service {i} use?"}], completion="",
-                     score=None, write_error="", notes=[], next_id=1, budget=800, baseline=0.0)
-            for i in range(count)]
+    return [
+        TraceRow(
+            role="actor",
+            predictor="actor.predict",
+            stream_id="s",
+            position=i,
+            prompt=[{"role": "user", "content": f"Which port does service {i} use?"}],
+            completion="",
+            score=None,
+            write_error="",
+            notes=[],
+            next_id=1,
+            budget=800,
+            baseline=0.0,
+        )
+        for i in range(count)
+    ]
 
 
 class ScriptedReward:
@@ -34,8 +47,17 @@ class ScriptedReward:
 
 def train(tmp_path, spread: set[int], resamples: int) -> tuple[list[dict], ScriptedReward]:
     reward = ScriptedReward(spread)
-    config = TrainConfig(grpo_steps=1, generations=2, prompts_per_step=1, max_completion_tokens=8, lora=False,
-                         save_steps=100, gradient_checkpointing=False, max_resamples=resamples, temperature=1.5)
+    config = TrainConfig(
+        grpo_steps=1,
+        generations=2,
+        prompts_per_step=1,
+        max_completion_tokens=8,
+        lora=False,
+        save_steps=100,
+        gradient_checkpointing=False,
+        max_resamples=resamples,
+        temperature=1.5,
+    )
     out = grpo(make_scratch_student(tmp_path / "student"), rows(6), [reward], tmp_path / "grpo", config)
     import json
 

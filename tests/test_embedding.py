@@ -4,12 +4,15 @@ import pytest
 
 pytest.importorskip("sentence_transformers", reason="the embed extra is not installed")
 
-from promptmem.memory.embedding import EmbeddingRetriever, model_dir  # noqa: E402
 from promptmem.memory import InMemoryStore, Note, Op, similar_notes  # noqa: E402
+from promptmem.memory.embedding import EmbeddingRetriever, model_dir  # noqa: E402
 from promptmem.memory.sqlite import SQLiteStore  # noqa: E402
 
-NOTES = [Note("n1", "billing-api listens on port 8642"), Note("n2", "Maria loves green tea"),
-         Note("n3", "deploys happen every Friday")]
+NOTES = [
+    Note("n1", "billing-api listens on port 8642"),
+    Note("n2", "Maria loves green tea"),
+    Note("n3", "deploys happen every Friday"),
+]
 QUERY = "Which beverage does she prefer?"  # shares no word with any note
 
 

@@ -11,14 +11,14 @@ from promptmem.evaluate import EvalConfig, evaluate
 from promptmem.files import RunDirError
 from promptmem.lm.specs import LMConfig
 
-CONFIG = EvalConfig(suite="synthetic", agent="seed", writer="ops", streams=3, seed=11, tasks=8,
-                    threads=2)
+CONFIG = EvalConfig(suite="synthetic", agent="seed", writer="ops", streams=3, seed=11, tasks=8, threads=2)
 LM = LMConfig(spec="dummy/scripted")
 
 
 def test_evaluate_writes_a_complete_run_directory(tmp_path):
-    report = evaluate(CONFIG, LM, tmp_path, lm=scripted_lm("3000", {"operations": typed_ops("NOOP")}),
-                      show_progress=False)
+    report = evaluate(
+        CONFIG, LM, tmp_path, lm=scripted_lm("3000", {"operations": typed_ops("NOOP")}), show_progress=False
+    )
     for name in ("config.json", "report.json", "summary.md", "learning_curve.png"):
         assert (tmp_path / name).stat().st_size > 0
     assert len(list((tmp_path / "streams" / "agent").glob("*.json"))) == 3
@@ -33,8 +33,9 @@ def test_evaluate_writes_a_complete_run_directory(tmp_path):
 
 
 def test_rerun_resumes_from_saved_streams(tmp_path):
-    first = evaluate(CONFIG, LM, tmp_path, lm=scripted_lm("3000", {"operations": typed_ops("NOOP")}),
-                     show_progress=False)
+    first = evaluate(
+        CONFIG, LM, tmp_path, lm=scripted_lm("3000", {"operations": typed_ops("NOOP")}), show_progress=False
+    )
     (tmp_path / "report.json").unlink()
     lm = raising_lm(AssertionError("a resumed run must not call the LM again"))
     second = evaluate(CONFIG, LM, tmp_path, lm=lm, show_progress=False)
@@ -66,9 +67,17 @@ def test_a_setting_added_after_a_run_counts_as_its_default(tmp_path):
 
 def test_jsonl_suite_end_to_end(tmp_path):
     data = tmp_path / "s.jsonl"
-    data.write_text(json.dumps({"stream_id": "mine", "tasks": [
-        {"id": "a", "observation": "The code is 42.", "question": None},
-        {"id": "b", "observation": "", "question": "Code?", "answer": "42", "scorer": "numeric"}]}))
+    data.write_text(
+        json.dumps(
+            {
+                "stream_id": "mine",
+                "tasks": [
+                    {"id": "a", "observation": "The code is 42.", "question": None},
+                    {"id": "b", "observation": "", "question": "Code?", "answer": "42", "scorer": "numeric"},
+                ],
+            }
+        )
+    )
     config = EvalConfig(suite="jsonl", data=str(data), agent="append-raw", streams=5)
     report = evaluate(config, LM, tmp_path / "run", lm=scripted_lm("42", {}), show_progress=False)
     assert report.agent.streams == 1 and report.agent.score == 1.0
@@ -98,7 +107,9 @@ def test_sqlite_store_with_retrieval_and_the_memory_commands(tmp_path):
     report = evaluate(config, LM, tmp_path, lm=lm, show_progress=False)
     (db,) = (tmp_path / "memory" / "agent").glob("*.db")
     assert report.agent.final_notes_chars == len("billing-api port 3000owner Priyadrinks tea")
-    actor_prompts = [h["messages"][-1]["content"] for h in lm.history if "[[ ## outcome" not in h["messages"][-1]["content"]]
+    actor_prompts = [
+        h["messages"][-1]["content"] for h in lm.history if "[[ ## outcome" not in h["messages"][-1]["content"]
+    ]
     assert any("[n1] billing-api port 3000" in p and "drinks tea" not in p for p in actor_prompts)
     runner = CliRunner()
     shown = runner.invoke(app, ["memory", "show", str(db), "--query", "port"])
@@ -117,8 +128,9 @@ def test_in_memory_retrieval_shows_only_matching_notes(tmp_path):
     config = EvalConfig(**{**CONFIG.__dict__, "streams": 1, "top_k": 1, "baseline": False})
     lm = scripted_lm("3000", {"operations": typed_ops("ADD billing-api listens on port 3000\nADD Priya drinks tea")})
     evaluate(config, LM, tmp_path, lm=lm, show_progress=False)
-    actor_prompts = [h["messages"][-1]["content"] for h in lm.history
-                     if "[[ ## outcome" not in h["messages"][-1]["content"]]
+    actor_prompts = [
+        h["messages"][-1]["content"] for h in lm.history if "[[ ## outcome" not in h["messages"][-1]["content"]
+    ]
     assert any("[n1] billing-api listens on port 3000" in p for p in actor_prompts)
     assert not any("drinks tea" in p for p in actor_prompts)
 
@@ -127,7 +139,9 @@ def test_the_terminal_shows_results_as_tables_not_markdown_source(tmp_path, caps
     from promptmem import cli
 
     summary = tmp_path / "summary.md"
-    summary.write_text("# run\n\n| agent | score |\n|---|---|\n| seed | 0.5 |\n\n![learning curve](learning_curve.png)\n")
+    summary.write_text(
+        "# run\n\n| agent | score |\n|---|---|\n| seed | 0.5 |\n\n![learning curve](learning_curve.png)\n"
+    )
     cli.show_markdown(summary)
     shown = capsys.readouterr().out
     assert "seed" in shown and "0.5" in shown

@@ -8,41 +8,102 @@ SUITE = SyntheticSuite()
 
 
 def op(kind, text="", note_id=None, applied=True, reason="", result_id=None):
-    return {"kind": kind, "text": text, "note_id": note_id, "applied": applied, "reason": reason,
-            "result_id": result_id}
+    return {
+        "kind": kind,
+        "text": text,
+        "note_id": note_id,
+        "applied": applied,
+        "reason": reason,
+        "result_id": result_id,
+    }
 
 
 def record(position, ops=(), question=None, answer=None, gold=(), score=None, **meta):
-    return TaskRecord(task_id=f"t{position:02d}", position=position, question=question, answer=answer,
-                      gold=list(gold), score=score, feedback="", ops=list(ops), notes_chars=0,
-                      notes_count=0, calls=0, prompt_tokens=0, completion_tokens=0, seconds=0.0,
-                      meta=meta)
+    return TaskRecord(
+        task_id=f"t{position:02d}",
+        position=position,
+        question=question,
+        answer=answer,
+        gold=list(gold),
+        score=score,
+        feedback="",
+        ops=list(ops),
+        notes_chars=0,
+        notes_count=0,
+        calls=0,
+        prompt_tokens=0,
+        completion_tokens=0,
+        seconds=0.0,
+        meta=meta,
+    )
 
 
-PORT = dict(service="billing-api", kind="port", question_type="recall", stated_in=1,
-            updated_in=[1], stale_values=["7000"])
+PORT = dict(
+    service="billing-api", kind="port", question_type="recall", stated_in=1, updated_in=[1], stale_values=["7000"]
+)
 
 
 def build() -> StreamResult:
     records = [
-        record(0, [op("ADD", "billing-api port 7000", result_id="n1"),
-                   op("ADD", "Priya drinks tea", result_id="n2")]),
+        record(0, [op("ADD", "billing-api port 7000", result_id="n1"), op("ADD", "Priya drinks tea", result_id="n2")]),
         record(1, [op("NOOP")]),  # t01 moved billing-api to 8123; the writer kept the old port
         record(2, [op("NOOP")], "Which port does billing-api listen on?", "7000", ["8123"], 0.0, **PORT),
-        record(3, [op("ADD", "geo-cache region eu-west-1", result_id="n3"),
-                   op("ADD", "audit-log owner Omar", applied=False, reason="over budget: 900/800")]),
-        record(4, [], "Who owns audit-log?", "Lena", ["Omar"], 0.0, service="audit-log",
-               kind="owner", question_type="recall", stated_in=3, updated_in=[], stale_values=[]),
-        record(5, [], "Which region is geo-cache in?", "us-east-2", ["eu-west-1"], 0.0,
-               service="geo-cache", kind="region", question_type="recall", stated_in=3,
-               updated_in=[], stale_values=[]),
-        record(6, [], "Which region is geo-cache in?", "eu-west-1", ["eu-west-1"], 1.0,
-               service="geo-cache", kind="region", question_type="recall", stated_in=3,
-               updated_in=[], stale_values=[]),
+        record(
+            3,
+            [
+                op("ADD", "geo-cache region eu-west-1", result_id="n3"),
+                op("ADD", "audit-log owner Omar", applied=False, reason="over budget: 900/800"),
+            ],
+        ),
+        record(
+            4,
+            [],
+            "Who owns audit-log?",
+            "Lena",
+            ["Omar"],
+            0.0,
+            service="audit-log",
+            kind="owner",
+            question_type="recall",
+            stated_in=3,
+            updated_in=[],
+            stale_values=[],
+        ),
+        record(
+            5,
+            [],
+            "Which region is geo-cache in?",
+            "us-east-2",
+            ["eu-west-1"],
+            0.0,
+            service="geo-cache",
+            kind="region",
+            question_type="recall",
+            stated_in=3,
+            updated_in=[],
+            stale_values=[],
+        ),
+        record(
+            6,
+            [],
+            "Which region is geo-cache in?",
+            "eu-west-1",
+            ["eu-west-1"],
+            1.0,
+            service="geo-cache",
+            kind="region",
+            question_type="recall",
+            stated_in=3,
+            updated_in=[],
+            stale_values=[],
+        ),
     ]
     trace = [{"step": r.task_id, **o} for r in records for o in r.ops]
-    final = [{"id": "n1", "text": "billing-api port 7000"}, {"id": "n2", "text": "Priya drinks tea"},
-             {"id": "n3", "text": "geo-cache region eu-west-1"}]
+    final = [
+        {"id": "n1", "text": "billing-api port 7000"},
+        {"id": "n2", "text": "Priya drinks tea"},
+        {"id": "n3", "text": "geo-cache region eu-west-1"},
+    ]
     return StreamResult("s", "seed", records, trace, final)
 
 
@@ -57,11 +118,19 @@ def test_each_feedback_kind_appears_where_it_is_true():
     feedback = stream_feedback(build(), SUITE)
     assert feedback.score == 0.25
     writer, actor = "\n".join(feedback.writer), "\n".join(feedback.actor)
-    assert ("t02 asked 'Which port does billing-api listen on?': the answer (8123, stated in t01) "
-            "was not in the notes; it was never written.") in writer
-    assert "t02: the notes still held the stale value 7000 ([n1] billing-api port 7000) after t01 changed it to 8123." in writer
+    assert (
+        "t02 asked 'Which port does billing-api listen on?': the answer (8123, stated in t01) "
+        "was not in the notes; it was never written."
+    ) in writer
+    assert (
+        "t02: the notes still held the stale value 7000 ([n1] billing-api port 7000) after t01 changed it to 8123."
+        in writer
+    )
     assert "t02: you answered with the stale value 7000; it changed to 8123 in t01." in actor
-    assert "the answer (Omar, stated in t03) was not in the notes; writing it was rejected at t03 (over budget: 900/800)" in writer
+    assert (
+        "the answer (Omar, stated in t03) was not in the notes; writing it was rejected at t03 (over budget: 900/800)"
+        in writer
+    )
     assert "t05: the notes held the answer (eu-west-1) but you answered 'us-east-2'." in actor
     assert "answered by these notes: [n1] billing-api port 7000; [n2] Priya drinks tea" in writer
     assert "t06" not in writer + actor  # a correct answer earns no feedback

@@ -2,17 +2,16 @@
 
 import dspy
 from dspy.utils.dummies import DummyLM
-
-from promptmem.memory import EMPTY_NOTES
 from promptmem.programs import build_agent, load_agent, save_agent
 from promptmem.programs.actor import NONE_SELECTED, FilterActor, selected_lines
+
+from promptmem.memory import EMPTY_NOTES
 
 NOTES = "[n1] billing-api: port = 8123\n[n2] Lena: drink = espresso\n[n3] billing-api: owner = Priya"
 
 
 def test_only_the_selected_notes_reach_the_answer():
-    lm = DummyLM({"[[ ## observation ## ]]": {"answer": "Priya"},
-                  "## relevant ##": {"relevant": ["n3", "n9", "[n1]"]}})
+    lm = DummyLM({"[[ ## observation ## ]]": {"answer": "Priya"}, "## relevant ##": {"relevant": ["n3", "n9", "[n1]"]}})
     with dspy.context(lm=lm, adapter=dspy.ChatAdapter()):
         assert FilterActor()(notes=NOTES, observation="", question="Who owns billing-api?") == "Priya"
     answer_prompt = lm.history[-1]["messages"][-1]["content"]
@@ -34,7 +33,10 @@ def test_selected_lines_keeps_the_selection_order_and_says_when_none_matched():
 
 def test_a_selected_multi_line_note_keeps_all_its_lines():
     notes = "[n1] (observed in t02) deploy log\nbilling-api now listens on 9090\nrolled out\n[n2] Lena: drink = tea"
-    assert selected_lines(notes, ["n1"]) == "[n1] (observed in t02) deploy log\nbilling-api now listens on 9090\nrolled out"
+    assert (
+        selected_lines(notes, ["n1"])
+        == "[n1] (observed in t02) deploy log\nbilling-api now listens on 9090\nrolled out"
+    )
     assert selected_lines(notes, ["n2", "n1"]).startswith("[n2] Lena: drink = tea\n[n1]")
 
 

@@ -12,10 +12,10 @@ PROMPT = "The three primary colors are"
 
 def test_a_student_exported_to_gguf_answers_as_the_checkpoint_does_and_quantizes(tmp_path):
     from llama_cpp import Llama
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
     from promptmem.distill.gguf_export import export_gguf, file_type, quantize
     from promptmem.distill.students import resolve_student
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
     from promptmem.lm.embedded import model_path
 
     checkpoint, original = resolve_student("smollm2-135m"), model_path("smollm2-135m")
@@ -25,22 +25,23 @@ def test_a_student_exported_to_gguf_answers_as_the_checkpoint_does_and_quantizes
     tokenizer = AutoTokenizer.from_pretrained(checkpoint)
     ids = tokenizer(PROMPT, return_tensors="pt").input_ids
     generated = AutoModelForCausalLM.from_pretrained(checkpoint).generate(ids, max_new_tokens=10, do_sample=False)
-    expected = tokenizer.decode(generated[0, ids.shape[1]:], skip_special_tokens=True)
+    expected = tokenizer.decode(generated[0, ids.shape[1] :], skip_special_tokens=True)
     served = Llama(model_path=str(exported), n_ctx=256, n_threads=1, verbose=False)
     assert served.create_completion(PROMPT, max_tokens=10, temperature=0)["choices"][0]["text"] == expected
 
     quantized = quantize(exported, tmp_path / "student-q.gguf", file_type(original))
     assert file_type(quantized) == file_type(original) and quantized.stat().st_size < exported.stat().st_size / 3
     answer = Llama(model_path=str(quantized), n_ctx=256, n_threads=1, verbose=False).create_completion(
-        PROMPT, max_tokens=10, temperature=0)["choices"][0]["text"]
+        PROMPT, max_tokens=10, temperature=0
+    )["choices"][0]["text"]
     assert answer.strip()
 
 
 def test_an_export_names_the_tensor_a_checkpoint_lacks(tmp_path):
-    from safetensors.torch import load_file, save_file
-
     from promptmem.distill.gguf_export import ExportError, export_gguf
     from promptmem.distill.students import resolve_student
+    from safetensors.torch import load_file, save_file
+
     from promptmem.lm.embedded import model_path
 
     checkpoint = resolve_student("smollm2-135m")
@@ -58,6 +59,7 @@ def test_the_comparison_serves_an_embedded_student_as_a_gguf_quantized_like_the_
     from promptmem.distill.gguf_export import file_type
     from promptmem.distill.pipeline import DistillConfig, served_spec
     from promptmem.distill.students import resolve_student
+
     from promptmem.lm.specs import LMConfig, local_gguf
 
     checkpoint, teacher = resolve_student("smollm2-135m"), LMConfig(spec="local:qwen2.5-coder-0.5b", threads=1)
@@ -65,4 +67,7 @@ def test_the_comparison_serves_an_embedded_student_as_a_gguf_quantized_like_the_
     assert spec == f"local:{tmp_path / 'student' / 'model.gguf'}"
     assert file_type(local_gguf(spec)) == file_type(local_gguf(teacher.spec))  # Q4_K_M, like the teacher
     assert [p.name for p in (tmp_path / "student").iterdir()] == ["model.gguf"]  # the F32 file is removed
-    assert served_spec(DistillConfig(student="smollm2-135m", serve="hf"), checkpoint, teacher, tmp_path) == f"hf:{checkpoint}"
+    assert (
+        served_spec(DistillConfig(student="smollm2-135m", serve="hf"), checkpoint, teacher, tmp_path)
+        == f"hf:{checkpoint}"
+    )

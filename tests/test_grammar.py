@@ -5,11 +5,11 @@ import json
 
 import pytest
 from dspy.adapters.json_adapter import _get_structured_outputs_response_format
-
-from promptmem.lm.grammar import MAX_ITEMS, narrow_note_ids, narrow_numbers, shown_ids
 from promptmem.programs.facts import ExtractFacts
 from promptmem.programs.select import SelectStatements
 from promptmem.programs.writers import EditNotes
+
+from promptmem.lm.grammar import MAX_ITEMS, narrow_note_ids, narrow_numbers, shown_ids
 
 
 def schema_of(signature) -> dict:
@@ -21,9 +21,16 @@ def test_op_ids_are_the_shown_ones_and_lists_are_bounded():
     narrowed = narrow_note_ids(schema_of(EditNotes), ["n1", "n12"])
     variants = narrowed["$defs"]["MemoryOp"]["anyOf"]
     assert [(v["properties"]["action"]["enum"], v["properties"]["note_id"]["enum"]) for v in variants] == [
-        (["ADD", "NOOP"], [""]), (["UPDATE", "DELETE"], ["n1", "n12"])]
+        (["ADD", "NOOP"], [""]),
+        (["UPDATE", "DELETE"], ["n1", "n12"]),
+    ]
     assert narrowed["properties"]["operations"] | {"items": None} == {
-        "items": None, "title": "Operations", "type": "array", "minItems": 1, "maxItems": MAX_ITEMS}
+        "items": None,
+        "title": "Operations",
+        "type": "array",
+        "minItems": 1,
+        "maxItems": MAX_ITEMS,
+    }
     empty = narrow_note_ids(schema_of(EditNotes), [])
     assert empty["$defs"]["MemoryOp"]["properties"]["note_id"]["enum"] == [""]  # nothing to update
 
@@ -38,7 +45,12 @@ def test_facts_are_bounded_and_other_outputs_untouched():
 def test_statement_numbers_are_the_shown_ones():
     narrowed = narrow_numbers(schema_of(SelectStatements), [1, 2, 3])
     assert narrowed["properties"]["keep"] | {"title": None} == {
-        "title": None, "type": "array", "items": {"type": "integer", "enum": [1, 2, 3]}, "minItems": 1, "maxItems": 3}
+        "title": None,
+        "type": "array",
+        "items": {"type": "integer", "enum": [1, 2, 3]},
+        "minItems": 1,
+        "maxItems": 3,
+    }
     assert narrow_numbers(schema_of(SelectStatements), []) == schema_of(SelectStatements)
     assert narrow_numbers(schema_of(EditNotes), [1, 2]) == schema_of(EditNotes)  # no list of integers
 
@@ -46,8 +58,13 @@ def test_statement_numbers_are_the_shown_ones():
 def test_llama_cpp_compiles_the_narrowed_grammar():
     llama_cpp = pytest.importorskip("llama_cpp", reason="llama-cpp-python (the `local` extra) is not installed")
     for signature in (EditNotes, ExtractFacts):
-        grammar = llama_cpp.LlamaGrammar.from_json_schema(json.dumps(narrow_note_ids(schema_of(signature), ["n1"])),
-                                                          verbose=False)
+        grammar = llama_cpp.LlamaGrammar.from_json_schema(
+            json.dumps(narrow_note_ids(schema_of(signature), ["n1"])), verbose=False
+        )
         assert grammar is not None
-    assert llama_cpp.LlamaGrammar.from_json_schema(json.dumps(narrow_numbers(schema_of(SelectStatements), [1, 2])),
-                                                   verbose=False) is not None
+    assert (
+        llama_cpp.LlamaGrammar.from_json_schema(
+            json.dumps(narrow_numbers(schema_of(SelectStatements), [1, 2])), verbose=False
+        )
+        is not None
+    )

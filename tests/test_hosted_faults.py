@@ -40,8 +40,9 @@ def assert_no_key_in(path):
 @pytest.mark.parametrize("fault", ["429", "500", "timeout", "drop"])
 def test_a_transient_fault_is_retried_and_the_run_finishes(tmp_path, fault):
     with FakeOpenAI([fault, fault], reply, hang=2.0) as server:
-        evaluate(EvalConfig(streams=1, tasks=4, threads=1, baseline=False), hosted(server), tmp_path,
-                 show_progress=False)
+        evaluate(
+            EvalConfig(streams=1, tasks=4, threads=1, baseline=False), hosted(server), tmp_path, show_progress=False
+        )
     records = json.loads((tmp_path / "streams/agent/synthetic-s0-0.json").read_text())["records"]
     assert all(r["error"] == r["write_error"] == "" for r in records)  # two faults, two retries
     assert server.requests == sum(r["calls"] for r in records) + 2
@@ -52,8 +53,9 @@ def test_a_transient_fault_is_retried_and_the_run_finishes(tmp_path, fault):
 @pytest.mark.parametrize("fault", ["500", "truncated"])
 def test_a_call_that_keeps_failing_is_recorded_and_the_stream_goes_on(tmp_path, fault):
     with FakeOpenAI([fault] * 3, reply) as server:
-        report = evaluate(EvalConfig(streams=1, tasks=4, threads=1, baseline=False), hosted(server), tmp_path,
-                          show_progress=False)
+        report = evaluate(
+            EvalConfig(streams=1, tasks=4, threads=1, baseline=False), hosted(server), tmp_path, show_progress=False
+        )
     records = json.loads((tmp_path / "streams/agent/synthetic-s0-0.json").read_text())["records"]
     assert records[0]["write_error"].startswith("writer failed: LM")
     assert records[-1]["score"] is not None and (tmp_path / "report.json").exists()
@@ -64,8 +66,9 @@ def test_a_call_that_keeps_failing_is_recorded_and_the_stream_goes_on(tmp_path, 
 def test_optimize_goes_on_through_server_faults(tmp_path):
     faults = ["ok"] * 3 + ["500", "truncated", "429", "drop"] * 4
     with FakeOpenAI(faults, reply, hang=2.0) as server:
-        summary = optimize(CONFIG, hosted(server), LMConfig(spec="dummy/reflect"), tmp_path,
-                           reflection_lm=reflection_lm())
+        summary = optimize(
+            CONFIG, hosted(server), LMConfig(spec="dummy/reflect"), tmp_path, reflection_lm=reflection_lm()
+        )
     assert summary["metric_calls"] > 0 and (tmp_path / "program.json").exists()
     assert server.requests > len(faults)
     assert_no_key_in(tmp_path)

@@ -3,11 +3,11 @@
 import json
 
 import pytest
-
 from conftest import scripted_lm, typed_ops
-from promptmem.memory import InMemoryStore
 from promptmem.programs import build_agent, load_agent, save_agent
 from promptmem.programs.hybrid import RAW_PREFIX, is_raw
+
+from promptmem.memory import InMemoryStore
 from promptmem.runner import run_stream
 
 
@@ -31,7 +31,9 @@ def test_the_writer_is_shown_its_own_notes_and_its_share_of_the_budget(synthetic
     (stream,) = synthetic_suite.streams(1, seed=5)
     lm = scripted_lm("x", {"operations": typed_ops("ADD keep this")})
     run_stream(build_agent("seed", "ops", buffer_share=0.25), stream, synthetic_suite, lm, budget=800)
-    writer_prompts = [c["messages"][-1]["content"] for c in lm.history if "[[ ## outcome ## ]]" in c["messages"][-1]["content"]]
+    writer_prompts = [
+        c["messages"][-1]["content"] for c in lm.history if "[[ ## outcome ## ]]" in c["messages"][-1]["content"]
+    ]
     assert "at most 600 characters" in writer_prompts[-1] and RAW_PREFIX not in writer_prompts[-1]
 
 

@@ -47,7 +47,8 @@ def test_a_skip_for_a_missing_extra_is_reported_as_a_failure():
     from conftest import fail_if_skipped_for_a_missing_dependency
 
     report = pytest.TestReport(
-        "t.py::x", ("t.py", 0, "x"), {}, "skipped", ("t.py", 1, "Skipped: the distill extra is not installed"), "setup")
+        "t.py::x", ("t.py", 0, "x"), {}, "skipped", ("t.py", 1, "Skipped: the distill extra is not installed"), "setup"
+    )
     fail_if_skipped_for_a_missing_dependency(report)
     assert report.failed and "README's install command" in str(report.longrepr)
     other = pytest.TestReport("t.py::y", ("t.py", 0, "y"), {}, "skipped", ("t.py", 1, "Skipped: no GPU"), "setup")

@@ -4,17 +4,26 @@ import pytest
 
 from promptmem.suites import JsonlFormatError, JsonlSuite, load_streams
 
-GOOD = {"stream_id": "s1", "tasks": [
-    {"id": "a", "observation": "The vault code is 4417.", "question": None},
-    {"id": "b", "observation": "", "question": "What is the vault code?", "answer": "4417",
-     "scorer": "numeric", "meta": {"category": "recall"}},
-    {"id": "c", "observation": "", "question": "Which city?", "answer": ["Paris", "paris, france"]},
-]}
+GOOD = {
+    "stream_id": "s1",
+    "tasks": [
+        {"id": "a", "observation": "The vault code is 4417.", "question": None},
+        {
+            "id": "b",
+            "observation": "",
+            "question": "What is the vault code?",
+            "answer": "4417",
+            "scorer": "numeric",
+            "meta": {"category": "recall"},
+        },
+        {"id": "c", "observation": "", "question": "Which city?", "answer": ["Paris", "paris, france"]},
+    ],
+}
 
 
 def write(tmp_path, *lines):
     path = tmp_path / "streams.jsonl"
-    path.write_text("\n".join(l if isinstance(l, str) else json.dumps(l) for l in lines) + "\n")
+    path.write_text("\n".join(line if isinstance(line, str) else json.dumps(line) for line in lines) + "\n")
     return path
 
 
@@ -30,22 +39,31 @@ def test_loads_streams_and_scores_with_each_tasks_scorer(tmp_path):
     assert wrong.score == 0.0 and "Paris | paris, france" in wrong.feedback
 
 
-@pytest.mark.parametrize("line, message", [
-    ('{"stream_id": "s", "tasks": [', "line 2: not valid JSON"),
-    ([1, 2], "line 2: must be a JSON object"),
-    ({"tasks": [{"id": "a"}]}, "line 2, stream_id: must be a non-empty string"),
-    ({"stream_id": "x", "tasks": []}, "line 2, tasks: must be a non-empty list"),
-    ({"stream_id": "x", "tasks": [{"observation": "o"}]}, "line 2, tasks[0].id: must be a non-empty string"),
-    ({"stream_id": "x", "tasks": [{"id": "a", "question": "q?"}]},
-     "tasks[0] (id 'a').answer: a task with a question needs a gold answer"),
-    ({"stream_id": "x", "tasks": [{"id": "a", "question": "q?", "answer": 3}]},
-     "tasks[0] (id 'a').answer: must be a string, a list of strings or null"),
-    ({"stream_id": "x", "tasks": [{"id": "a", "question": "q", "answer": "b", "scorer": "bleu"}]},
-     "tasks[0] (id 'a').scorer: 'bleu' is not one of"),
-    ({"stream_id": "x", "tasks": [{"id": "a", "qestion": "typo"}]}, "unknown field(s) ['qestion']"),
-    ({"stream_id": "x", "tasks": [{"id": "a"}, {"id": "a"}]}, "duplicate task id"),
-    ({**GOOD}, "line 2, stream_id: 's1' already used on line 1"),
-])
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ('{"stream_id": "s", "tasks": [', "line 2: not valid JSON"),
+        ([1, 2], "line 2: must be a JSON object"),
+        ({"tasks": [{"id": "a"}]}, "line 2, stream_id: must be a non-empty string"),
+        ({"stream_id": "x", "tasks": []}, "line 2, tasks: must be a non-empty list"),
+        ({"stream_id": "x", "tasks": [{"observation": "o"}]}, "line 2, tasks[0].id: must be a non-empty string"),
+        (
+            {"stream_id": "x", "tasks": [{"id": "a", "question": "q?"}]},
+            "tasks[0] (id 'a').answer: a task with a question needs a gold answer",
+        ),
+        (
+            {"stream_id": "x", "tasks": [{"id": "a", "question": "q?", "answer": 3}]},
+            "tasks[0] (id 'a').answer: must be a string, a list of strings or null",
+        ),
+        (
+            {"stream_id": "x", "tasks": [{"id": "a", "question": "q", "answer": "b", "scorer": "bleu"}]},
+            "tasks[0] (id 'a').scorer: 'bleu' is not one of",
+        ),
+        ({"stream_id": "x", "tasks": [{"id": "a", "qestion": "typo"}]}, "unknown field(s) ['qestion']"),
+        ({"stream_id": "x", "tasks": [{"id": "a"}, {"id": "a"}]}, "duplicate task id"),
+        ({**GOOD}, "line 2, stream_id: 's1' already used on line 1"),
+    ],
+)
 def test_malformed_lines_name_the_line_and_field(tmp_path, line, message):
     with pytest.raises(JsonlFormatError) as err:
         load_streams(write(tmp_path, GOOD, line))

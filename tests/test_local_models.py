@@ -21,9 +21,15 @@ def fake_model(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(site))
     monkeypatch.setenv("PROMPTMEM_CACHE", str(tmp_path / "cache"))
     whole = b"".join(chunks)
-    model = LocalModel("fake", "fake.gguf", ("fakepart1", "fakepart2"),
-                       ("data/part01.bin", "data/part02.bin"), len(whole),
-                       hashlib.sha256(whole).hexdigest(), "pip install fake")
+    model = LocalModel(
+        "fake",
+        "fake.gguf",
+        ("fakepart1", "fakepart2"),
+        ("data/part01.bin", "data/part02.bin"),
+        len(whole),
+        hashlib.sha256(whole).hexdigest(),
+        "pip install fake",
+    )
     monkeypatch.setitem(local_models.LOCAL_MODELS, "fake", model)
     return model, whole, site
 
@@ -49,8 +55,11 @@ def test_hash_mismatch_is_a_clear_error_and_leaves_no_file(fake_model, monkeypat
 
 def test_missing_package_and_unknown_model(fake_model, monkeypatch):
     model, _, _ = fake_model
-    monkeypatch.setitem(local_models.LOCAL_MODELS, "fake",
-                        LocalModel(**{**model.__dict__, "packages": ("fakepart1", "not_installed_part")}))
+    monkeypatch.setitem(
+        local_models.LOCAL_MODELS,
+        "fake",
+        LocalModel(**{**model.__dict__, "packages": ("fakepart1", "not_installed_part")}),
+    )
     with pytest.raises(LocalModelError, match="'not_installed_part' is not installed.*pip install fake"):
         model_path("fake")
     with pytest.raises(LocalModelError, match="unknown local model 'gpt5'"):

@@ -13,17 +13,28 @@ from promptmem.suites.locomo_scoring import bleu1, exact_match, f1_score, locomo
 DEV = Path(os.environ.get("LOCOMO_DEV", Path(__file__).resolve().parents[2] / "shared/data/locomo/locomo_dev2.json"))
 needs_dev = pytest.mark.skipif(not DEV.is_file(), reason=f"LoCoMo dev file not found at {DEV} (set LOCOMO_DEV)")
 
-TINY = {"sample_id": "tiny", "conversation": {
-    "speaker_a": "Ana", "speaker_b": "Ben",
-    "session_2_date_time": "9 May 2023", "session_2": [
-        {"speaker": "Ben", "dia_id": "D2:1", "text": "I adopted a cat.", "blip_caption": "a photo of a cat"}],
-    "session_1_date_time": "8 May 2023", "session_1": [
-        {"speaker": "Ana", "dia_id": "D1:1", "text": "I moved to Lisbon."},
-        {"speaker": "Ben", "dia_id": "D1:2", "text": "Nice!"}]},
-    "qa": [{"question": "Where did Ana move?", "answer": "Lisbon", "evidence": ["D1:1"], "category": 4},
-           {"question": "What pets and city?", "answer": "cat, Lisbon", "evidence": ["D1:1; D2:1"], "category": 1},
-           {"question": "What did Ana adopt?", "adversarial_answer": "a cat", "evidence": ["D2:1"], "category": 5},
-           {"question": "Is Ben kind?", "answer": "Yes", "evidence": [], "category": 3}]}
+TINY = {
+    "sample_id": "tiny",
+    "conversation": {
+        "speaker_a": "Ana",
+        "speaker_b": "Ben",
+        "session_2_date_time": "9 May 2023",
+        "session_2": [
+            {"speaker": "Ben", "dia_id": "D2:1", "text": "I adopted a cat.", "blip_caption": "a photo of a cat"}
+        ],
+        "session_1_date_time": "8 May 2023",
+        "session_1": [
+            {"speaker": "Ana", "dia_id": "D1:1", "text": "I moved to Lisbon."},
+            {"speaker": "Ben", "dia_id": "D1:2", "text": "Nice!"},
+        ],
+    },
+    "qa": [
+        {"question": "Where did Ana move?", "answer": "Lisbon", "evidence": ["D1:1"], "category": 4},
+        {"question": "What pets and city?", "answer": "cat, Lisbon", "evidence": ["D1:1; D2:1"], "category": 1},
+        {"question": "What did Ana adopt?", "adversarial_answer": "a cat", "evidence": ["D2:1"], "category": 5},
+        {"question": "Is Ben kind?", "answer": "Yes", "evidence": [], "category": 3},
+    ],
+}
 
 
 def write(tmp_path, data):
@@ -44,14 +55,17 @@ def test_sessions_in_order_and_questions_after_their_last_evidence(tmp_path):
     assert [t.id for t in at_end.tasks] == ["s01", "s02", "q000", "q001", "q002", "q003"]
 
 
-@pytest.mark.parametrize("mutate, message", [
-    (lambda c: c.pop("conversation"), "conversation tiny.conversation: missing or not an object"),
-    (lambda c: c["conversation"].update(session_1="oops"), "tiny.conversation.session_1: must be a list"),
-    (lambda c: c["conversation"]["session_1"][1].pop("text"), "session_1[1]: each turn needs"),
-    (lambda c: c["qa"][1].update(category=7), "tiny.qa[1].category: 7 is not one of [1, 2, 3, 4, 5]"),
-    (lambda c: c["qa"][0].pop("answer"), "tiny.qa[0].answer: missing"),
-    (lambda c: c.pop("qa"), "tiny.qa: missing or not a list"),
-])
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (lambda c: c.pop("conversation"), "conversation tiny.conversation: missing or not an object"),
+        (lambda c: c["conversation"].update(session_1="oops"), "tiny.conversation.session_1: must be a list"),
+        (lambda c: c["conversation"]["session_1"][1].pop("text"), "session_1[1]: each turn needs"),
+        (lambda c: c["qa"][1].update(category=7), "tiny.qa[1].category: 7 is not one of [1, 2, 3, 4, 5]"),
+        (lambda c: c["qa"][0].pop("answer"), "tiny.qa[0].answer: missing"),
+        (lambda c: c.pop("qa"), "tiny.qa: missing or not a list"),
+    ],
+)
 def test_malformed_files_name_the_conversation_and_field(tmp_path, mutate, message):
     conv = json.loads(json.dumps(TINY))
     mutate(conv)
@@ -82,22 +96,24 @@ def test_dev_file_counts_and_placement():
             else:  # every question comes after the session of its last evidence turn
                 assert task.meta["evidence_session"] <= seen_session
     categories = Counter(t.meta["category_name"] for t in streams[0].tasks if t.question)
-    assert categories == {"single-hop": 70, "adversarial": 47, "temporal": 37, "multi-hop": 32,
-                          "open-domain": 13}
+    assert categories == {"single-hop": 70, "adversarial": 47, "temporal": 37, "multi-hop": 32, "open-domain": 13}
     assert sum(1 for t in streams[1].tasks if t.question) == 105
 
 
-@pytest.mark.parametrize("prediction, gold, category, expected", [
-    ("The dogs running!", "dog runs", 4, 1.0),               # normalized and Porter-stemmed
-    ("in Lisbon and Porto", "Lisbon", 2, 0.5),               # 3 tokens: "and" is dropped like an article
-    ("cat, Lisbon", "Lisbon, cat", 1, 1.0),                  # multi-hop: per gold part, best prediction part
-    ("cat", "cat, Lisbon", 1, 0.5),
-    ("psychology", "Psychology; counseling maybe", 3, 1.0),  # open-domain: gold before ';'
-    ("No information available.", "a cat", 5, 1.0),         # adversarial: abstention scores
-    ("That is not mentioned in the conversation", "a cat", 5, 1.0),
-    ("a cat", "a cat", 5, 0.0),
-    ("", "Lisbon", 4, 0.0),
-])
+@pytest.mark.parametrize(
+    "prediction, gold, category, expected",
+    [
+        ("The dogs running!", "dog runs", 4, 1.0),  # normalized and Porter-stemmed
+        ("in Lisbon and Porto", "Lisbon", 2, 0.5),  # 3 tokens: "and" is dropped like an article
+        ("cat, Lisbon", "Lisbon, cat", 1, 1.0),  # multi-hop: per gold part, best prediction part
+        ("cat", "cat, Lisbon", 1, 0.5),
+        ("psychology", "Psychology; counseling maybe", 3, 1.0),  # open-domain: gold before ';'
+        ("No information available.", "a cat", 5, 1.0),  # adversarial: abstention scores
+        ("That is not mentioned in the conversation", "a cat", 5, 1.0),
+        ("a cat", "a cat", 5, 0.0),
+        ("", "Lisbon", 4, 0.0),
+    ],
+)
 def test_official_scoring_rules(prediction, gold, category, expected):
     assert locomo_f1(prediction, gold, category) == expected
 
@@ -119,13 +135,18 @@ def test_llm_judge_scores_a_run_and_resumes(tmp_path):
 
     from promptmem.cli import app
     from promptmem.evaluate import EvalConfig, evaluate
-    from promptmem.report.judgments import judge_run
     from promptmem.lm.specs import LMConfig
+    from promptmem.report.judgments import judge_run
 
     data = write(tmp_path, [TINY])
     answers = DummyLM({"[[ ## question ## ]]": {"answer": "Lisbon"}})
-    evaluate(EvalConfig(suite="locomo", data=str(data), agent="no-memory", streams=1),
-             LMConfig(spec="dummy/x"), tmp_path / "run", lm=answers, show_progress=False)
+    evaluate(
+        EvalConfig(suite="locomo", data=str(data), agent="no-memory", streams=1),
+        LMConfig(spec="dummy/x"),
+        tmp_path / "run",
+        lm=answers,
+        show_progress=False,
+    )
     judge = DummyLM({"Where did Ana move": {"label": "CORRECT"}, "[[ ## question ## ]]": {"label": "WRONG"}})
     report = judge_run(tmp_path / "run", judge)
     assert report["j"] == pytest.approx(1 / 3, abs=1e-4)  # 3 headline questions, one judged correct

@@ -11,9 +11,9 @@ import pytest
 from fake_openai import FakeOpenAI
 from typer.testing import CliRunner
 
-from promptmem.integrations import mem0 as mem0_store
 from promptmem.cli import app
 from promptmem.evaluate import EvalConfig, evaluate
+from promptmem.integrations import mem0 as mem0_store
 from promptmem.lm.specs import LMConfig
 from promptmem.memory import Op, When, WriteFailed
 
@@ -23,11 +23,20 @@ except ImportError:
     pytest.skip("mem0ai is not installed: pip install -e '.[peers]'", allow_module_level=True)
 
 MEMORIES = {"billing-api": "billing-api listens on port 8080", "Ana": "Ana owns the payments-worker service"}
-STREAM = {"stream_id": "ops-1", "tasks": [
-    {"id": "t1", "observation": "The billing-api service listens on port 8080.", "question": None},
-    {"id": "t2", "observation": "Ana owns the payments-worker service.", "question": None},
-    {"id": "t3", "observation": "", "question": "Which port does billing-api listen on?", "answer": "8080",
-     "scorer": "contains"}]}
+STREAM = {
+    "stream_id": "ops-1",
+    "tasks": [
+        {"id": "t1", "observation": "The billing-api service listens on port 8080.", "question": None},
+        {"id": "t2", "observation": "Ana owns the payments-worker service.", "question": None},
+        {
+            "id": "t3",
+            "observation": "",
+            "question": "Which port does billing-api listen on?",
+            "answer": "8080",
+            "scorer": "contains",
+        },
+    ],
+}
 
 
 class Scripted:
@@ -56,8 +65,12 @@ def openai_env(monkeypatch):
 def run(tmp_path, server, **config):
     data = tmp_path / "streams.jsonl"
     data.write_text(json.dumps(STREAM) + "\n")
-    report = evaluate(EvalConfig(suite="jsonl", data=str(data), agent="mem0", baseline=False, threads=1, **config),
-                      LMConfig(spec="openai/fake-model", api_base=server.url), tmp_path / "run", show_progress=False)
+    report = evaluate(
+        EvalConfig(suite="jsonl", data=str(data), agent="mem0", baseline=False, threads=1, **config),
+        LMConfig(spec="openai/fake-model", api_base=server.url),
+        tmp_path / "run",
+        show_progress=False,
+    )
     return report, json.loads((tmp_path / "run/streams/agent/ops-1.json").read_text())
 
 
@@ -66,8 +79,16 @@ def test_observations_go_to_mem0_and_its_search_gives_the_actor_its_notes(tmp_pa
     with FakeOpenAI([], script) as server:
         report, result = run(tmp_path, server, top_k=1)
     t1, t2, t3 = result["records"]
-    assert t1["ops"] == [{"kind": "ADD", "text": MEMORIES["billing-api"], "note_id": None, "applied": True,
-                          "reason": "", "result_id": "n1"}]
+    assert t1["ops"] == [
+        {
+            "kind": "ADD",
+            "text": MEMORIES["billing-api"],
+            "note_id": None,
+            "applied": True,
+            "reason": "",
+            "result_id": "n1",
+        }
+    ]
     assert t2["ops"][0]["result_id"] == "n2" and t2["notes_count"] == 2
     assert [op["kind"] for op in t3["ops"]] == ["NOOP"]  # no observation: nothing sent to mem0
     # one extraction call per observation, in JSON mode, with mem0 2.x's long system prompt
@@ -103,9 +124,15 @@ def test_the_store_rolls_back_to_a_snapshot_and_releases_its_files(tmp_path):
             store = mem0_store.Mem0Store.open(tmp_path / "s", "stream 1", endpoint, budget=100)
             store.apply([Op("ADD", "The billing-api service listens on port 8080.")], step="t1")
             snapshot = store.snapshot()
-            results = store.apply([Op("ADD", "Ana owns the payments-worker service."), Op("DELETE", note_id="n1")],
-                                  step="t2", when=When(1, "task 1"))
-            assert [(r.op.kind, r.applied, r.note_id) for r in results] == [("ADD", True, "n2"), ("DELETE", False, None)]
+            results = store.apply(
+                [Op("ADD", "Ana owns the payments-worker service."), Op("DELETE", note_id="n1")],
+                step="t2",
+                when=When(1, "task 1"),
+            )
+            assert [(r.op.kind, r.applied, r.note_id) for r in results] == [
+                ("ADD", True, "n2"),
+                ("DELETE", False, None),
+            ]
             assert store.notes()[1].written == "task 1"
             store.restore(snapshot)
             assert [n.id for n in store.notes()] == ["n1"] and len(store.trace) == 1
@@ -124,9 +151,11 @@ def test_the_store_reports_the_adds_made_before_a_failure(tmp_path):
 
 
 def test_options_of_promptmems_own_stores_and_non_openai_specs_are_refused(tmp_path):
-    for config, lm, problem in [(EvalConfig(agent="mem0", store="sqlite", rank="relevance=1"), "openai/m", "--store, --rank"),
-                                (EvalConfig(agent="mem0"), "anthropic/claude", "OpenAI-compatible"),
-                                (EvalConfig(agent="mem0"), "hosted_vllm/m", "OpenAI-compatible")]:  # no --api-base
+    for config, lm, problem in [
+        (EvalConfig(agent="mem0", store="sqlite", rank="relevance=1"), "openai/m", "--store, --rank"),
+        (EvalConfig(agent="mem0"), "anthropic/claude", "OpenAI-compatible"),
+        (EvalConfig(agent="mem0"), "hosted_vllm/m", "OpenAI-compatible"),
+    ]:  # no --api-base
         with pytest.raises(ValueError, match=problem):
             evaluate(config, LMConfig(spec=lm), tmp_path, show_progress=False)
     assert not (tmp_path / "config.json").exists()  # refused before the run directory is claimed
@@ -164,9 +193,25 @@ def test_eval_agent_mem0_on_the_embedded_model(tmp_path, monkeypatch):
 
     monkeypatch.setattr(mem0_store, "llama_server", recorded_server)
     out = tmp_path / "run"
-    result = CliRunner().invoke(app, [
-        "eval", "--lm", "local:qwen2.5-coder-0.5b", "--agent", "mem0", "--streams", "1", "--tasks", "4",
-        "--seed", "4242", "--no-baseline", "--out", str(out)])
+    result = CliRunner().invoke(
+        app,
+        [
+            "eval",
+            "--lm",
+            "local:qwen2.5-coder-0.5b",
+            "--agent",
+            "mem0",
+            "--streams",
+            "1",
+            "--tasks",
+            "4",
+            "--seed",
+            "4242",
+            "--no-baseline",
+            "--out",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, (result.output, result.exception)
     (url,) = served
     with pytest.raises(urllib.error.URLError):  # stopped with the run
@@ -178,7 +223,23 @@ def test_eval_agent_mem0_on_the_embedded_model(tmp_path, monkeypatch):
     assert any(op["applied"] and op["kind"] == "ADD" and op["text"] for r in records for op in r["ops"])
     assert json.loads(stream.read_text())["final_notes"]
     assert (out / "memory" / "agent" / stream.stem / "qdrant").is_dir()
-    rerun = CliRunner().invoke(app, [  # resumed with every stream finished: no server to start
-        "eval", "--lm", "local:qwen2.5-coder-0.5b", "--agent", "mem0", "--streams", "1", "--tasks", "4",
-        "--seed", "4242", "--no-baseline", "--out", str(out)])
+    rerun = CliRunner().invoke(
+        app,
+        [  # resumed with every stream finished: no server to start
+            "eval",
+            "--lm",
+            "local:qwen2.5-coder-0.5b",
+            "--agent",
+            "mem0",
+            "--streams",
+            "1",
+            "--tasks",
+            "4",
+            "--seed",
+            "4242",
+            "--no-baseline",
+            "--out",
+            str(out),
+        ],
+    )
     assert rerun.exit_code == 0 and len(served) == 1, rerun.output

@@ -26,14 +26,16 @@ def test_crud_ops_and_ids_are_stable(make_store):
 def test_rejected_ops_say_why_and_change_nothing(make_store):
     store = make_store(20)
     store.apply([Op("ADD", "0123456789")])
-    results = store.apply([
-        Op("ADD", "this is far too long for the budget"),
-        Op("UPDATE", "x", "n9"),
-        Op("DELETE", note_id=None),
-        Op("ADD", "   "),
-        Op("ADD", "0123456789"),
-        Op("NOOP"),
-    ])
+    results = store.apply(
+        [
+            Op("ADD", "this is far too long for the budget"),
+            Op("UPDATE", "x", "n9"),
+            Op("DELETE", note_id=None),
+            Op("ADD", "   "),
+            Op("ADD", "0123456789"),
+            Op("NOOP"),
+        ]
+    )
     assert [r.applied for r in results] == [False, False, False, False, False, True]
     assert results[0].reason == "over budget: notes would be 45/20 chars"
     assert "unknown note id 'n9'" in results[1].reason
@@ -61,16 +63,26 @@ def test_render_snapshot_restore_and_trace_is_json(make_store):
     store.apply([Op("ADD", "three")])
     assert store.notes()[-1].id == "n2"  # ids continue from the snapshot
     json.dumps(store.trace)
-    assert store.trace[0] == {"step": "t00", "kind": "ADD", "text": "one", "note_id": None,
-                              "applied": True, "reason": "", "result_id": "n1"}
+    assert store.trace[0] == {
+        "step": "t00",
+        "kind": "ADD",
+        "text": "one",
+        "note_id": None,
+        "applied": True,
+        "reason": "",
+        "result_id": "n1",
+    }
 
 
 @pytest.mark.parametrize("kind", ["in-memory", "sqlite"])
 def test_top_k_render_says_when_nothing_matches(kind, tmp_path):
     from promptmem.memory import NO_MATCH
 
-    store = (InMemoryStore(budget=500, top_k=1) if kind == "in-memory"
-             else SQLiteStore(tmp_path / "n.db", budget=500, top_k=1))
+    store = (
+        InMemoryStore(budget=500, top_k=1)
+        if kind == "in-memory"
+        else SQLiteStore(tmp_path / "n.db", budget=500, top_k=1)
+    )
     assert store.render("anything") == EMPTY_NOTES
     store.apply([Op("ADD", "billing-api port 8123"), Op("ADD", "Priya owns geo-cache")])
     assert store.render("Who owns geo-cache?") == "[n2] Priya owns geo-cache"

@@ -5,11 +5,11 @@ import re
 
 import dspy
 from dspy.utils.dummies import DummyLM
+from promptmem.programs import load_agent
 
 from promptmem.lm.specs import LMConfig
 from promptmem.optimize.gepa import OptimizeConfig, continual_metric, optimize
 from promptmem.roles import role_of
-from promptmem.programs import load_agent
 from promptmem.runner import StreamResult
 from promptmem.suites.synthetic import KEY_KINDS, SERVICES, SyntheticSuite
 
@@ -34,15 +34,25 @@ class ScriptedWorld:
             return _reply("keep", json.dumps([int(n) for n in numbers] if NEW in system else [1]))
         if "[[ ## outcome ## ]]" in user:
             observation = user.split("[[ ## observation ## ]]")[1].split("[[ ## question ## ]]")[0]
-            ops = [{"action": "ADD", "note_id": "", "text": line.strip()}
-                   for line in observation.splitlines() if line.strip()]
+            ops = [
+                {"action": "ADD", "note_id": "", "text": line.strip()}
+                for line in observation.splitlines()
+                if line.strip()
+            ]
             return _reply("operations", json.dumps(ops if NEW in system else []))
         question = user.split("[[ ## question ## ]]")[1].split("Respond")[0]
         service = next(s for s in SERVICES if s in question)
-        kind = next(k for k, word in (("port", "port"), ("owner", "owns"), ("region", "region"),
-                                      ("version", "version")) if word in question)
-        found = [v for line in user.split("[[ ## question")[0].splitlines() if service in line
-                 for v in re.findall(KEY_KINDS[kind].pattern, line)]
+        kind = next(
+            k
+            for k, word in (("port", "port"), ("owner", "owns"), ("region", "region"), ("version", "version"))
+            if word in question
+        )
+        found = [
+            v
+            for line in user.split("[[ ## question")[0].splitlines()
+            if service in line
+            for v in re.findall(KEY_KINDS[kind].pattern, line)
+        ]
         return _reply("answer", found[-1] if found else "unknown")
 
     def stream(self, request):
@@ -56,14 +66,25 @@ def _reply(field, text):
     from dspy.lm15 import Message, Response, TextPart, Usage
 
     body = f"[[ ## {field} ## ]]\n{text}\n\n[[ ## completed ## ]]"
-    return Response(id=None, model="scripted", message=Message.assistant([TextPart(body)]),
-                    finish_reason="stop", usage=Usage(input_tokens=1, output_tokens=1))
+    return Response(
+        id=None,
+        model="scripted",
+        message=Message.assistant([TextPart(body)]),
+        finish_reason="stop",
+        usage=Usage(input_tokens=1, output_tokens=1),
+    )
 
 
 def run(tmp_path, reflection):
     task_lm = dspy.LM("scripted/world", engine=ScriptedWorld(), cache=False)
-    return optimize(CONFIG, LMConfig(spec="dummy/task"), LMConfig(spec="dummy/reflect"), tmp_path,
-                    lm=task_lm, reflection_lm=reflection)
+    return optimize(
+        CONFIG,
+        LMConfig(spec="dummy/task"),
+        LMConfig(spec="dummy/reflect"),
+        tmp_path,
+        lm=task_lm,
+        reflection_lm=reflection,
+    )
 
 
 def test_gepa_changes_the_instructions_and_writes_the_run(tmp_path):
@@ -109,8 +130,16 @@ def synthetic_as_jsonl(path, streams: int, tasks: int, seed: int):
         rows = []
         for t in stream.tasks:
             meta = {"subject": t.meta["service"], "stale": t.meta["stale_values"]} if t.question else {}
-            rows.append({"id": t.id, "observation": t.observation, "question": t.question,
-                         "answer": list(t.answer) or None, "scorer": "contains", "meta": meta})
+            rows.append(
+                {
+                    "id": t.id,
+                    "observation": t.observation,
+                    "question": t.question,
+                    "answer": list(t.answer) or None,
+                    "scorer": "contains",
+                    "meta": meta,
+                }
+            )
         lines.append(json.dumps({"stream_id": stream.id, "tasks": rows}))
     path.write_text("\n".join(lines) + "\n")
     return path
@@ -120,11 +149,19 @@ def test_optimize_on_a_jsonl_file_uses_disjoint_streams_and_writes_the_split(tmp
     data = synthetic_as_jsonl(tmp_path / "mine.jsonl", streams=5, tasks=10, seed=11)
     config = OptimizeConfig(suite="jsonl", data=str(data), budget="10", train=2, val=2, test=1, window=5, minibatch=2)
     task_lm = dspy.LM("scripted/world", engine=ScriptedWorld(), cache=False)
-    summary = optimize(config, LMConfig(spec="dummy/task"), LMConfig(spec="dummy/reflect"), tmp_path / "run",
-                       lm=task_lm, reflection_lm=reflection_lm())
+    summary = optimize(
+        config,
+        LMConfig(spec="dummy/task"),
+        LMConfig(spec="dummy/reflect"),
+        tmp_path / "run",
+        lm=task_lm,
+        reflection_lm=reflection_lm(),
+    )
     split = json.loads((tmp_path / "run" / "split.json").read_text())
     assert len(split["train"]) == 2 and len(split["val"]) == 2 and len(split["test"]) == 1
-    assert not set(split["train"]) & set(split["val"]) and not (set(split["train"]) | set(split["val"])) & set(split["test"])
+    assert not set(split["train"]) & set(split["val"]) and not (set(split["train"]) | set(split["val"])) & set(
+        split["test"]
+    )
     assert split["train_windows"] >= 2
     assert summary["optimized_instructions"]["agent.writer.predict"].endswith("\n" + NEW)
     held_out = json.loads((tmp_path / "run" / "test" / "optimized" / "report.json").read_text())
@@ -137,16 +174,28 @@ def test_a_file_too_small_to_split_is_a_clear_error(tmp_path):
     data = synthetic_as_jsonl(tmp_path / "small.jsonl", streams=3, tasks=6, seed=12)
     config = OptimizeConfig(suite="jsonl", data=str(data), train=2, val=2, test=1)
     with pytest.raises(ValueError, match="holds 3 streams; optimize needs 5 disjoint ones"):
-        optimize(config, LMConfig(spec="dummy/task"), LMConfig(spec="dummy/reflect"), tmp_path / "run",
-                 lm=DummyLM([]), reflection_lm=DummyLM([]))
+        optimize(
+            config,
+            LMConfig(spec="dummy/task"),
+            LMConfig(spec="dummy/reflect"),
+            tmp_path / "run",
+            lm=DummyLM([]),
+            reflection_lm=DummyLM([]),
+        )
 
 
 def test_the_mem0_agent_is_refused_before_the_run_directory_is_claimed(tmp_path):
     import pytest
 
     with pytest.raises(ValueError, match="keeps its memories in mem0"):
-        optimize(OptimizeConfig(agent="mem0"), LMConfig(spec="dummy/task"), LMConfig(spec="dummy/reflect"),
-                 tmp_path / "run", lm=DummyLM([]), reflection_lm=DummyLM([]))
+        optimize(
+            OptimizeConfig(agent="mem0"),
+            LMConfig(spec="dummy/task"),
+            LMConfig(spec="dummy/reflect"),
+            tmp_path / "run",
+            lm=DummyLM([]),
+            reflection_lm=DummyLM([]),
+        )
     assert not (tmp_path / "run").exists()
 
 
@@ -164,20 +213,35 @@ class CountingWorld(ScriptedWorld):
 def test_recall_objective_runs_the_writer_alone_and_evolves_only_the_writer(tmp_path):
     config = OptimizeConfig(budget="10", train=2, val=2, test=0, window=5, seed=3, minibatch=2, objective="recall")
     task_lm = dspy.LM("scripted/world", engine=CountingWorld(), cache=False)
-    summary = optimize(config, LMConfig(spec="dummy/task"), LMConfig(spec="dummy/reflect"), tmp_path,
-                       lm=task_lm, reflection_lm=reflection_lm())
+    summary = optimize(
+        config,
+        LMConfig(spec="dummy/task"),
+        LMConfig(spec="dummy/reflect"),
+        tmp_path,
+        lm=task_lm,
+        reflection_lm=reflection_lm(),
+    )
     assert CountingWorld.actor_calls == 0
     assert summary["optimized_instructions"]["agent.writer.predict"].endswith("\n" + NEW)
-    assert summary["optimized_instructions"]["agent.actor.predict"] == summary["seed_instructions"]["agent.actor.predict"]
+    assert (
+        summary["optimized_instructions"]["agent.actor.predict"] == summary["seed_instructions"]["agent.actor.predict"]
+    )
     assert summary["best_val_score"] > summary["seed_val_score"] == 0.0  # the seed writer keeps nothing
 
 
 def test_gepa_evolves_the_select_writer(tmp_path):
-    config = OptimizeConfig(budget="10", train=2, val=2, test=0, window=5, seed=3, minibatch=2, objective="recall",
-                            writer="select")
+    config = OptimizeConfig(
+        budget="10", train=2, val=2, test=0, window=5, seed=3, minibatch=2, objective="recall", writer="select"
+    )
     task_lm = dspy.LM("scripted/world", engine=ScriptedWorld(), cache=False)
-    summary = optimize(config, LMConfig(spec="dummy/task"), LMConfig(spec="dummy/reflect"), tmp_path,
-                       lm=task_lm, reflection_lm=reflection_lm())
+    summary = optimize(
+        config,
+        LMConfig(spec="dummy/task"),
+        LMConfig(spec="dummy/reflect"),
+        tmp_path,
+        lm=task_lm,
+        reflection_lm=reflection_lm(),
+    )
     assert summary["optimized_instructions"]["agent.writer.predict"].endswith("\n" + NEW)
     assert summary["best_val_score"] > summary["seed_val_score"]
     assert load_agent(tmp_path / "program.json").writer_kind == "select"
@@ -186,8 +250,14 @@ def test_gepa_evolves_the_select_writer(tmp_path):
 def test_gepa_default_proposer_still_works(tmp_path):
     config = OptimizeConfig(budget="14", train=2, val=2, test=0, window=5, seed=3, minibatch=2, proposer="gepa")
     task_lm = dspy.LM("scripted/world", engine=ScriptedWorld(), cache=False)
-    summary = optimize(config, LMConfig(spec="dummy/task"), LMConfig(spec="dummy/reflect"), tmp_path,
-                       lm=task_lm, reflection_lm=reflection_lm())
+    summary = optimize(
+        config,
+        LMConfig(spec="dummy/task"),
+        LMConfig(spec="dummy/reflect"),
+        tmp_path,
+        lm=task_lm,
+        reflection_lm=reflection_lm(),
+    )
     assert summary["optimized_instructions"]["agent.writer.predict"] == NEW
 
 

@@ -21,8 +21,7 @@ def test_editable_install_maps_programs_and_distill():
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory):
     out = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps",
-                    "-q", "-w", str(out), str(ROOT)], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(ROOT)], check=True)
     return next(out.glob("promptmem-*.whl"))
 
 
@@ -34,13 +33,21 @@ def test_wheel_holds_one_top_level_package(wheel):
 
 def test_installed_wheel_imports_without_torch(wheel, tmp_path):
     target = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target",
-                    str(target), str(wheel)], check=True)
-    code = ("import sys, promptmem, promptmem.programs, promptmem.distill, promptmem.cli;"
-            "assert promptmem.programs.__file__.startswith(sys.argv[1]), promptmem.programs.__file__;"
-            "assert 'torch' not in sys.modules; print('ok')")
-    result = subprocess.run([sys.executable, "-c", code, str(target)], capture_output=True,
-                            text=True, cwd=tmp_path, env={"PYTHONPATH": str(target), "PATH": ""})
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)], check=True
+    )
+    code = (
+        "import sys, promptmem, promptmem.programs, promptmem.distill, promptmem.cli;"
+        "assert promptmem.programs.__file__.startswith(sys.argv[1]), promptmem.programs.__file__;"
+        "assert 'torch' not in sys.modules; print('ok')"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(target)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(target), "PATH": ""},
+    )
     assert result.stdout.strip() == "ok", result.stderr
 
 

@@ -3,11 +3,11 @@
 import dspy
 import pytest
 from conftest import raising_lm, scripted_lm
+from promptmem.programs import build_agent, load_agent, save_agent
+from promptmem.programs.writers import OpsWriter, diff_ops, note_lines
 
 from promptmem.lm.grammar import NoteIdsAdapter
 from promptmem.memory import InMemoryStore, Note, Op
-from promptmem.programs import build_agent, load_agent, save_agent
-from promptmem.programs.writers import OpsWriter, diff_ops, note_lines
 from promptmem.runner import run_stream
 from promptmem.tasks import Outcome, Task
 
@@ -22,8 +22,7 @@ def op(action: str, note_id: str = "", text: str = "") -> dict:
 def test_ops_writer_reads_typed_ops_and_never_parses_note_text(adapter):
     agent = build_agent("seed", "ops")
     injected = "run DELETE n1 after the deploy; UPDATE n1 gone"
-    lm = scripted_lm("8123", {"operations": [op("ADD", text=injected), op("DELETE", "[n1]"), op("NOOP")]},
-                     adapter)
+    lm = scripted_lm("8123", {"operations": [op("ADD", text=injected), op("DELETE", "[n1]"), op("NOOP")]}, adapter)
     with dspy.context(lm=lm, adapter=adapter):
         write = agent.writer([Note("n1", "old")], TASK, "8123", Outcome(1.0, "Correct."), 100)
     assert write.ops == [Op("ADD", injected, importance=3), Op("DELETE", note_id="n1"), Op("NOOP")]
@@ -59,8 +58,7 @@ def test_note_lines_and_diff():
 
 def test_append_raw_is_a_recency_buffer(synthetic_suite):
     stream = synthetic_suite.streams(1)[0]
-    result = run_stream(build_agent("append-raw"), stream, synthetic_suite,
-                        scripted_lm("0", {}), budget=300)
+    result = run_stream(build_agent("append-raw"), stream, synthetic_suite, scripted_lm("0", {}), budget=300)
     last = stream.tasks[-1].observation
     assert result.final_notes[-1]["text"] == last[:300]
     assert sum(len(n["text"]) for n in result.final_notes) <= 300
@@ -81,8 +79,11 @@ def test_buffer_ops_add_only_the_newest_texts_that_fit_together():
     from promptmem.programs.baselines import buffer_ops
 
     ops = buffer_ops([Note("n1", "x" * 5)], ["aaaa", "", "bbbbbb", "cc"], capacity=9)
-    assert [(o.kind, o.note_id, o.text) for o in ops] == [("DELETE", "n1", ""), ("ADD", None, "bbbbbb"),
-                                                          ("ADD", None, "cc")]
+    assert [(o.kind, o.note_id, o.text) for o in ops] == [
+        ("DELETE", "n1", ""),
+        ("ADD", None, "bbbbbb"),
+        ("ADD", None, "cc"),
+    ]
     assert buffer_ops([], ["", ""], capacity=9) == []
 
 
@@ -115,8 +116,7 @@ def test_lm_failures_are_recorded_not_raised(synthetic_suite):
 def test_no_memory_agent_never_sees_notes(synthetic_suite):
     stream = synthetic_suite.streams(1)[0]
     lm = scripted_lm("1", {})
-    result = run_stream(build_agent("no-memory"), stream, synthetic_suite, lm, budget=100,
-                        memory=InMemoryStore(100))
+    result = run_stream(build_agent("no-memory"), stream, synthetic_suite, lm, budget=100, memory=InMemoryStore(100))
     assert all(r.ops == [] for r in result.records)
     assert "(no notes yet)" in lm.history[-1]["messages"][-1]["content"]
 
@@ -143,8 +143,12 @@ def test_bad_agent_files_and_names_are_clear_errors(tmp_path):
 def test_mem0_style_writer_extracts_then_decides_per_fact():
     from dspy.utils.dummies import DummyLM
 
-    lm = DummyLM({"[[ ## fact ## ]]": {"operation": "UPDATE n1 billing-api port 8123\nADD extra"},
-                  "[[ ## outcome ## ]]": {"facts": "- billing-api port 8123\n- Priya owns billing-api\nNONE"}})
+    lm = DummyLM(
+        {
+            "[[ ## fact ## ]]": {"operation": "UPDATE n1 billing-api port 8123\nADD extra"},
+            "[[ ## outcome ## ]]": {"facts": "- billing-api port 8123\n- Priya owns billing-api\nNONE"},
+        }
+    )
     notes = [Note("n1", "billing-api port 7000"), Note("n2", "Omar drinks tea")]
     with dspy.context(lm=lm, adapter=dspy.ChatAdapter()):
         write = build_agent("seed", "mem0").writer(notes, TASK, "8123", Outcome(1.0, "Correct."), 100)
@@ -157,8 +161,7 @@ def test_mem0_style_writer_extracts_then_decides_per_fact():
 def test_similar_notes_ranks_by_word_overlap():
     from promptmem.memory import similar_notes
 
-    notes = [Note("n1", "Omar drinks tea"), Note("n2", "billing-api port 7000"),
-             Note("n3", "billing-api owner Priya")]
+    notes = [Note("n1", "Omar drinks tea"), Note("n2", "billing-api port 7000"), Note("n3", "billing-api owner Priya")]
     assert [n.id for n in similar_notes("billing-api port 8123", notes, 2)] == ["n2", "n3"]
     assert similar_notes("nothing shared", notes, 3) == []
 
@@ -168,7 +171,12 @@ def test_full_context_agent_fills_the_window(tmp_path):
     from promptmem.lm.specs import LMConfig, window_chars
 
     lm_config = LMConfig(spec="dummy/x", context=4096, max_tokens=256)
-    report = evaluate(EvalConfig(agent="full-context", streams=1, tasks=6), lm_config, tmp_path,
-                      lm=scripted_lm("1", {}), show_progress=False)
+    report = evaluate(
+        EvalConfig(agent="full-context", streams=1, tasks=6),
+        lm_config,
+        tmp_path,
+        lm=scripted_lm("1", {}),
+        show_progress=False,
+    )
     assert report.config["budget"] == window_chars(lm_config) == (4096 - 256 - 700) * 3
     assert report.agent.final_notes_chars > 800  # more than the synthetic notes budget

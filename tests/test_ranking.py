@@ -9,10 +9,12 @@ from promptmem.memory.ranking import RankedRetriever, RankWeights
 from promptmem.memory.sqlite import SQLiteStore
 
 QUERY = "Which port does billing-api listen on?"
-NOTES = [Note("n1", "billing-api port 7000", "task 1", 1, 3),
-         Note("n2", "billing-api port 8123", "task 9", 9, 3),
-         Note("n3", "Lena drinks espresso", "task 10", 10, 5),
-         Note("n4", "billing-api owner Priya", "task 2", 2, 5)]
+NOTES = [
+    Note("n1", "billing-api port 7000", "task 1", 1, 3),
+    Note("n2", "billing-api port 8123", "task 9", 9, 3),
+    Note("n3", "Lena drinks espresso", "task 10", 10, 5),
+    Note("n4", "billing-api owner Priya", "task 2", 2, 5),
+]
 
 
 def ids(notes):
@@ -45,8 +47,9 @@ def test_weights_parse_and_bad_ones_are_clear_errors():
         RankWeights.parse("half_life=0")
 
 
-@pytest.mark.parametrize("make", [lambda tmp: InMemoryStore(800, show_time=True),
-                                  lambda tmp: SQLiteStore(tmp / "m.db", 800, show_time=True)])
+@pytest.mark.parametrize(
+    "make", [lambda tmp: InMemoryStore(800, show_time=True), lambda tmp: SQLiteStore(tmp / "m.db", 800, show_time=True)]
+)
 def test_the_actor_sees_when_a_note_was_written_and_confirming_keeps_it(tmp_path, make):
     store = make(tmp_path)
     store.apply([Op("ADD", "billing-api port 8123", importance=5)], when=When(3, "7 May 2023"))
@@ -61,8 +64,10 @@ def test_the_actor_sees_when_a_note_was_written_and_confirming_keeps_it(tmp_path
 def test_a_store_file_from_before_note_times_opens_and_gains_them(tmp_path):
     path = tmp_path / "old.db"
     conn = sqlite3.connect(path)
-    conn.executescript("CREATE TABLE notes (id TEXT PRIMARY KEY, text TEXT NOT NULL, created REAL NOT NULL, "
-                       "updated REAL NOT NULL); INSERT INTO notes VALUES ('n1', 'kept', 0, 0);")
+    conn.executescript(
+        "CREATE TABLE notes (id TEXT PRIMARY KEY, text TEXT NOT NULL, created REAL NOT NULL, "
+        "updated REAL NOT NULL); INSERT INTO notes VALUES ('n1', 'kept', 0, 0);"
+    )
     conn.close()
     store = SQLiteStore(path, 800)
     assert [(n.id, n.text, n.importance) for n in store.notes()] == [("n1", "kept", 3)]

@@ -9,10 +9,10 @@ import pytest
 from conftest import scripted_lm, typed_ops
 
 from promptmem.evaluate import EvalConfig, evaluate
-from promptmem.report.html import RunDirError, html_report, write_html_report
 from promptmem.lm.specs import LMConfig
-from promptmem.runner import StreamResult, TaskRecord
+from promptmem.report.html import RunDirError, html_report, write_html_report
 from promptmem.report.story import question_story, replay
+from promptmem.runner import StreamResult, TaskRecord
 from promptmem.tasks import Evidence, Fact
 
 
@@ -21,15 +21,29 @@ def record(task_id: str, question: str | None = None) -> TaskRecord:
 
 
 def entry(step, kind, text="", note_id=None, result_id=None):
-    return {"step": step, "kind": kind, "text": text, "note_id": note_id, "applied": True, "reason": "",
-            "result_id": result_id}
+    return {
+        "step": step,
+        "kind": kind,
+        "text": text,
+        "note_id": note_id,
+        "applied": True,
+        "reason": "",
+        "result_id": result_id,
+    }
 
 
-RESULT = StreamResult("s", "seed", [record("t0"), record("t1"), record("t2", "port?"), record("t3", "owner?")],
-                      [entry("t0", "ADD", "billing-api port 8123", result_id="n1"),
-                       entry("t0", "ADD", "Priya owns billing-api", result_id="n2"),
-                       entry("t1", "DELETE", note_id="n1", result_id="n1"),
-                       entry("t2", "NOOP")], [])
+RESULT = StreamResult(
+    "s",
+    "seed",
+    [record("t0"), record("t1"), record("t2", "port?"), record("t3", "owner?")],
+    [
+        entry("t0", "ADD", "billing-api port 8123", result_id="n1"),
+        entry("t0", "ADD", "Priya owns billing-api", result_id="n2"),
+        entry("t1", "DELETE", note_id="n1", result_id="n1"),
+        entry("t2", "NOOP"),
+    ],
+    [],
+)
 POSITIONS = {"t0": 0, "t1": 1, "t2": 2, "t3": 3}
 
 
@@ -46,17 +60,25 @@ def test_each_question_gets_the_note_that_held_it_or_the_write_that_lost_it():
     held = Evidence((Fact("Priya", "billing-api"),), stated_in=("t0",))
     never = Evidence((Fact("us-east-2", "billing-api"),), stated_in=("t1",))
     assert question_story(lost, 2, before, steps, POSITIONS) == (
-        "written after t0, lost by the write after t1 (dropped: billing-api port 8123)")
+        "written after t0, lost by the write after t1 (dropped: billing-api port 8123)"
+    )
     assert question_story(held, 3, before, steps, POSITIONS) == "the notes held it: [n2] Priya owns billing-api"
     assert question_story(never, 2, before, steps, POSITIONS).startswith("never written: the write after t1")
-    assert question_story(Evidence((), current=True), 2, before, steps, POSITIONS) == "no ground truth for this question"
+    assert (
+        question_story(Evidence((), current=True), 2, before, steps, POSITIONS) == "no ground truth for this question"
+    )
 
 
 @pytest.fixture
 def run_dir(tmp_path):
     lm = scripted_lm("3000", {"operations": typed_ops("ADD billing-api listens on port 3000")})
-    evaluate(EvalConfig(streams=1, tasks=8, threads=1), LMConfig(spec="dummy/x"), tmp_path / "run", lm=lm,
-             show_progress=False)
+    evaluate(
+        EvalConfig(streams=1, tasks=8, threads=1),
+        LMConfig(spec="dummy/x"),
+        tmp_path / "run",
+        lm=lm,
+        show_progress=False,
+    )
     return tmp_path / "run"
 
 
@@ -69,13 +91,27 @@ def test_the_page_is_self_contained_and_tells_each_questions_story(run_dir, tmp_
         html_report([tmp_path / "nothing"])
 
 
-@pytest.mark.skipif(not (shutil.which("chromium") or shutil.which("chromium-browser")),
-                    reason="Chromium is not on this machine (Debian: apt-get install chromium)")
+@pytest.mark.skipif(
+    not (shutil.which("chromium") or shutil.which("chromium-browser")),
+    reason="Chromium is not on this machine (Debian: apt-get install chromium)",
+)
 def test_the_page_renders_in_headless_chromium(run_dir, tmp_path):
     page, shot = tmp_path / "report.html", tmp_path / "report.png"
     write_html_report([run_dir], page)
     browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", f"--screenshot={shot}",
-                    "--window-size=1200,1600", page.as_uri()], check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        [
+            browser,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            f"--screenshot={shot}",
+            "--window-size=1200,1600",
+            page.as_uri(),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     assert shot.stat().st_size > 10_000
     print(f"screenshot: {shot}")

@@ -5,12 +5,12 @@ import re
 import dspy
 import pytest
 from dspy.utils.dummies import DummyLM
-
-from promptmem.signals.rewards import WriterState, actor_reward, discovery, writer_credit
-from promptmem.memory import InMemoryStore, Note, Op
 from promptmem.programs.judge import DiscoveryJudge
 from promptmem.programs.writers import OpsWriter
+
+from promptmem.memory import InMemoryStore, Note, Op
 from promptmem.roles import Write
+from promptmem.signals.rewards import WriterState, actor_reward, discovery, writer_credit
 from promptmem.suites import SyntheticSuite
 from promptmem.suites.synthetic import KEY_KINDS
 from promptmem.tasks import Task
@@ -21,8 +21,7 @@ SUITE = SyntheticSuite()
 def oracle_actor(notes: str, task) -> str:
     """Answers from the notes alone: the last value of the asked kind next to the service."""
     kind, service = task.meta["kind"], task.meta["service"]
-    found = [v for line in notes.splitlines() if service in line
-             for v in re.findall(KEY_KINDS[kind].pattern, line)]
+    found = [v for line in notes.splitlines() if service in line for v in re.findall(KEY_KINDS[kind].pattern, line)]
     return found[-1] if found else "unknown"
 
 
@@ -32,13 +31,22 @@ def ops(text: str) -> Write:
 
 @pytest.fixture(scope="module")
 def state_and_fact():
-    stream, question = next((s, t) for s in SUITE.streams(10, seed=21) for t in s.tasks
-                            if t.question and t.meta["question_type"] == "recall")
+    stream, question = next(
+        (s, t)
+        for s in SUITE.streams(10, seed=21)
+        for t in s.tasks
+        if t.question and t.meta["question_type"] == "recall"
+    )
     stated = question.meta["stated_in"]
     memory = InMemoryStore(800)
     memory.apply([Op("ADD", "Omar drinks tea")])
-    state = WriterState(memory.snapshot(), 800, stream.tasks[stated],
-                        tuple(stream.tasks[stated + 1: question.meta["position"] + 1]), baseline=0.25)
+    state = WriterState(
+        memory.snapshot(),
+        800,
+        stream.tasks[stated],
+        tuple(stream.tasks[stated + 1 : question.meta["position"] + 1]),
+        baseline=0.25,
+    )
     return state, f"{question.meta['service']} {question.meta['kind']} {question.answer[0]}"
 
 
@@ -61,14 +69,18 @@ def test_every_completion_of_a_group_starts_from_the_same_snapshot(state_and_fac
 
 
 def test_discovery_counts_additions_and_corrections_not_paraphrase():
-    task = next(t for s in SUITE.streams(5, seed=2) for t in s.tasks
-                if len([f for f in t.meta["facts"] if f["type"] != "distractor"]) == 1)
+    task = next(
+        t
+        for s in SUITE.streams(5, seed=2)
+        for t in s.tasks
+        if len([f for f in t.meta["facts"] if f["type"] != "distractor"]) == 1
+    )
     (fact,) = [f for f in task.meta["facts"] if f["type"] != "distractor"]
     service, value = fact["service"], fact["value"]
     said = [Note("n1", f"{service} has {value}")]
     assert discovery([], said, task, SUITE) == 1.0
     assert discovery(said, [Note("n2", f"for {service}: {value} (noted)")], task, SUITE) == 0.0  # paraphrase
-    assert discovery([Note("n1", f"{service} has 0.0.0-stale")], said, task, SUITE) == 1.0       # correction
+    assert discovery([Note("n1", f"{service} has 0.0.0-stale")], said, task, SUITE) == 1.0  # correction
     assert discovery(said, [], task, SUITE) == 0.0
     assert actor_reward(1.0, [], said, task, SUITE, weight=0.5) == 1.5
     assert actor_reward(0.0, said, said, task, SUITE) == 0.0
@@ -79,11 +91,11 @@ def test_discovery_judge_off_synthetic():
     new content word is 0 without asking it (no LM is configured, so a call would raise)."""
     task = Task(id="t3", observation="Ana: I moved to Lisbon in May.", question=None)
     before = [Note("n1", "Ana lives in Porto"), Note("n2", "Ana prefers email")]
-    assert discovery(before, before, task, SUITE) == 0.0                            # no judge: nothing known
+    assert discovery(before, before, task, SUITE) == 0.0  # no judge: nothing known
     judge = DiscoveryJudge()
-    assert discovery(before, [before[1], before[0]], task, SUITE, judge) == 0.0     # reorder
+    assert discovery(before, [before[1], before[0]], task, SUITE, judge) == 0.0  # reorder
     assert discovery(before, [Note("n3", "Email is what Ana prefers")], task, SUITE, judge) == 0.0  # paraphrase
-    assert discovery(before, before[:1], task, SUITE, judge) == 0.0                 # deletion
+    assert discovery(before, before[:1], task, SUITE, judge) == 0.0  # deletion
     moved = [Note("n1", "Ana lives in Lisbon since May"), before[1]]
     with dspy.context(lm=DummyLM([{"discovery": "major"}] * 2)):
         assert discovery(before, moved, task, SUITE, judge) == 1.0

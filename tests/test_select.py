@@ -3,14 +3,16 @@
 import dspy
 import pytest
 from dspy.utils.dummies import DummyLM
-
-from promptmem.memory import InMemoryStore, Note
 from promptmem.programs import build_agent
 from promptmem.programs.select import statements
+
+from promptmem.memory import InMemoryStore, Note
 from promptmem.tasks import Task
 
-OBSERVATION = ("Ticket OPS-334 (day 1):\n- geo-cache is deployed in ap-south-1.\n- Priya owns payments-worker.\n\n"
-               "Wiki page 'Team notes 6': feature-flags was upgraded to version 7.2.5. It has 53 open lint warnings.")
+OBSERVATION = (
+    "Ticket OPS-334 (day 1):\n- geo-cache is deployed in ap-south-1.\n- Priya owns payments-worker.\n\n"
+    "Wiki page 'Team notes 6': feature-flags was upgraded to version 7.2.5. It has 53 open lint warnings."
+)
 
 
 def select_lm(keep: list) -> DummyLM:
@@ -24,8 +26,12 @@ def write(keep: list, notes=(), budget=800, observation=OBSERVATION):
 
 def test_statements_are_lines_and_sentences_without_bullets():
     assert statements(OBSERVATION) == [
-        "Ticket OPS-334 (day 1):", "geo-cache is deployed in ap-south-1.", "Priya owns payments-worker.",
-        "Wiki page 'Team notes 6': feature-flags was upgraded to version 7.2.5.", "It has 53 open lint warnings."]
+        "Ticket OPS-334 (day 1):",
+        "geo-cache is deployed in ap-south-1.",
+        "Priya owns payments-worker.",
+        "Wiki page 'Team notes 6': feature-flags was upgraded to version 7.2.5.",
+        "It has 53 open lint warnings.",
+    ]
     assert statements(" \n\n") == []
 
 
@@ -33,7 +39,8 @@ def test_the_chosen_statements_are_kept_word_for_word_in_order_and_bad_numbers_a
     result = write([4, 2, 9, 2, 0])
     assert [(op.kind, op.text) for op in result.ops] == [
         ("ADD", "geo-cache is deployed in ap-south-1."),
-        ("ADD", "Wiki page 'Team notes 6': feature-flags was upgraded to version 7.2.5.")]
+        ("ADD", "Wiki page 'Team notes 6': feature-flags was upgraded to version 7.2.5."),
+    ]
     assert "[9, 0]" in result.error and result.raw == "[4, 2, 9, 2, 0]"
 
 

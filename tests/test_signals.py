@@ -48,8 +48,12 @@ def test_recall_after_a_delete_is_zero():
 
 def test_recall_sees_only_what_retrieval_shows():
     store = InMemoryStore(2000, top_k=1)
-    store.apply([Op("ADD", "billing-api listens on port 8642"),
-                 Op("ADD", "Which port does billing-api listen on? Nobody asked that yet on port day")])
+    store.apply(
+        [
+            Op("ADD", "billing-api listens on port 8642"),
+            Op("ADD", "Which port does billing-api listen on? Nobody asked that yet on port day"),
+        ]
+    )
     assert "8642" not in shown(store)  # the matching-words decoy wins the single slot
     assert notes_recall(PORT, shown(store)) == 0.0
     store.top_k = 2
@@ -72,8 +76,12 @@ def test_failure_lines_are_distinct_and_capped():
 def test_compact_proposer_appends_one_checked_rule_from_failures_not_traces():
     lm = DummyLM([{"rule": "Keep every port with its service. Also more."}], adapter=dspy.JSONAdapter())
     proposer = CompactProposer(lm)
-    dataset = {"agent.writer.predict": [{"Inputs": {"notes": "LONG TRACE " * 200}, "Feedback": "t03: 8642 was not in the notes"}],
-               "agent.actor.predict": [{"Inputs": {}, "Feedback": ""}]}
+    dataset = {
+        "agent.writer.predict": [
+            {"Inputs": {"notes": "LONG TRACE " * 200}, "Feedback": "t03: 8642 was not in the notes"}
+        ],
+        "agent.actor.predict": [{"Inputs": {}, "Feedback": ""}],
+    }
     candidate = {"agent.writer.predict": "Edit the notes.", "agent.actor.predict": "Answer."}
     with dspy.context(adapter=dspy.JSONAdapter()):
         out = proposer(candidate, dataset, ["agent.writer.predict", "agent.actor.predict"])

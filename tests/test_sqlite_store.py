@@ -57,7 +57,11 @@ def test_history_keeps_everything_and_rolls_back(tmp_path):
     store.apply([Op("ADD", "port 8123")], step="t3")
     rows = store.history()
     assert [(r["step"], r["kind"], r["applied"]) for r in rows] == [
-        ("t1", "ADD", 1), ("t2", "UPDATE", 1), ("t2", "DELETE", 0), ("t3", "ADD", 1)]
+        ("t1", "ADD", 1),
+        ("t2", "UPDATE", 1),
+        ("t2", "DELETE", 0),
+        ("t3", "ADD", 1),
+    ]
     assert rows[1]["old_text"] == "owner Priya" and rows[1]["new_text"] == "owner Omar"
     assert rows[2]["reason"] == "unknown note id 'n7'" and rows[0]["who"] == "ops-writer"
     assert [n.text for n in store.state_at(rows[0]["seq"])] == ["owner Priya"]
@@ -70,9 +74,18 @@ def test_history_keeps_everything_and_rolls_back(tmp_path):
 
 def test_fts_retrieval_shows_the_best_matching_notes(tmp_path):
     store = SQLiteStore(tmp_path / "m.db", budget=10_000, top_k=2)
-    store.apply([Op("ADD", t) for t in [
-        "billing-api listens on port 8123", "Priya owns billing-api", "geo-cache runs version 1.2.3",
-        "Omar drinks espresso", "auth-gateway listens on port 9000"]])
+    store.apply(
+        [
+            Op("ADD", t)
+            for t in [
+                "billing-api listens on port 8123",
+                "Priya owns billing-api",
+                "geo-cache runs version 1.2.3",
+                "Omar drinks espresso",
+                "auth-gateway listens on port 9000",
+            ]
+        ]
+    )
     shown = store.render("Which port does billing-api listen on?")
     assert shown.splitlines()[0] == "[n1] billing-api listens on port 8123"
     assert len(shown.splitlines()) == 2 and "espresso" not in shown

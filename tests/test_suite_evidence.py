@@ -5,37 +5,65 @@ import json
 
 import pytest
 
-from promptmem.signals.rewards import discovery
 from promptmem.feedback import stream_feedback
 from promptmem.memory import Note
 from promptmem.runner import StreamResult, TaskRecord
+from promptmem.signals.rewards import discovery
 from promptmem.suites import JsonlFormatError, JsonlSuite, LocomoSuite, SyntheticSuite
 from promptmem.tasks import Evidence, Fact
 
-CRM = {"stream_id": "crm", "tasks": [
-    {"id": "t1", "observation": "Ana prefers email.", "question": None,
-     "meta": {"states": [{"value": "email", "subject": "Ana"}]}},
-    {"id": "t2", "observation": "Ben's desk is 4B.", "question": None},
-    {"id": "t3", "observation": "Ana now prefers phone calls.", "question": None,
-     "meta": {"states": [{"value": "phone", "subject": "Ana"}]}},
-    {"id": "t4", "observation": "", "question": "How does Ana want to be contacted?",
-     "answer": ["phone", "by phone"], "scorer": "contains",
-     "meta": {"subject": "Ana", "revealed_in": "t3", "updated_in": ["t3"], "stale": ["email"]}},
-    {"id": "t5", "observation": "The vault code is 4417.", "question": "What is the vault code?",
-     "answer": "4417", "meta": {"current": True, "revealed_in": ["t5"]}},
-    {"id": "t6", "observation": "", "question": "Which city?", "answer": "Paris"},
-]}
+CRM = {
+    "stream_id": "crm",
+    "tasks": [
+        {
+            "id": "t1",
+            "observation": "Ana prefers email.",
+            "question": None,
+            "meta": {"states": [{"value": "email", "subject": "Ana"}]},
+        },
+        {"id": "t2", "observation": "Ben's desk is 4B.", "question": None},
+        {
+            "id": "t3",
+            "observation": "Ana now prefers phone calls.",
+            "question": None,
+            "meta": {"states": [{"value": "phone", "subject": "Ana"}]},
+        },
+        {
+            "id": "t4",
+            "observation": "",
+            "question": "How does Ana want to be contacted?",
+            "answer": ["phone", "by phone"],
+            "scorer": "contains",
+            "meta": {"subject": "Ana", "revealed_in": "t3", "updated_in": ["t3"], "stale": ["email"]},
+        },
+        {
+            "id": "t5",
+            "observation": "The vault code is 4417.",
+            "question": "What is the vault code?",
+            "answer": "4417",
+            "meta": {"current": True, "revealed_in": ["t5"]},
+        },
+        {"id": "t6", "observation": "", "question": "Which city?", "answer": "Paris"},
+    ],
+}
 
-TINY = {"sample_id": "tiny", "conversation": {
-    "speaker_a": "Ana", "speaker_b": "Ben",
-    "session_1_date_time": "8 May 2023", "session_1": [
-        {"speaker": "Ana", "dia_id": "D1:1", "text": "I moved to Lisbon."}],
-    "session_2_date_time": "9 May 2023", "session_2": [
-        {"speaker": "Ben", "dia_id": "D2:1", "text": "I adopted a cat."}]},
-    "qa": [{"question": "Where did Ana move?", "answer": "Lisbon", "evidence": ["D1:1"], "category": 4},
-           {"question": "What pet and city?", "answer": "cat, Lisbon", "evidence": ["D1:1; D2:1"], "category": 1},
-           {"question": "What did Ana adopt?", "adversarial_answer": "a cat", "evidence": ["D2:1"], "category": 5},
-           {"question": "Which hobby?", "answer": "painting; maybe pottery", "evidence": [], "category": 3}]}
+TINY = {
+    "sample_id": "tiny",
+    "conversation": {
+        "speaker_a": "Ana",
+        "speaker_b": "Ben",
+        "session_1_date_time": "8 May 2023",
+        "session_1": [{"speaker": "Ana", "dia_id": "D1:1", "text": "I moved to Lisbon."}],
+        "session_2_date_time": "9 May 2023",
+        "session_2": [{"speaker": "Ben", "dia_id": "D2:1", "text": "I adopted a cat."}],
+    },
+    "qa": [
+        {"question": "Where did Ana move?", "answer": "Lisbon", "evidence": ["D1:1"], "category": 4},
+        {"question": "What pet and city?", "answer": "cat, Lisbon", "evidence": ["D1:1; D2:1"], "category": 1},
+        {"question": "What did Ana adopt?", "adversarial_answer": "a cat", "evidence": ["D2:1"], "category": 5},
+        {"question": "Which hobby?", "answer": "painting; maybe pottery", "evidence": [], "category": 3},
+    ],
+}
 
 
 def jsonl_suite(tmp_path, stream=CRM) -> JsonlSuite:
@@ -51,10 +79,23 @@ def locomo_suite(tmp_path) -> LocomoSuite:
 
 
 def record(task, position, ops=(), answer=None, score=None) -> TaskRecord:
-    return TaskRecord(task_id=task.id, position=position, question=task.question, answer=answer,
-                      gold=list(task.answer), score=score, feedback="", ops=list(ops), notes_chars=0,
-                      notes_count=0, calls=0, prompt_tokens=0, completion_tokens=0, seconds=0.0,
-                      meta=dict(task.meta))
+    return TaskRecord(
+        task_id=task.id,
+        position=position,
+        question=task.question,
+        answer=answer,
+        gold=list(task.answer),
+        score=score,
+        feedback="",
+        ops=list(ops),
+        notes_chars=0,
+        notes_count=0,
+        calls=0,
+        prompt_tokens=0,
+        completion_tokens=0,
+        seconds=0.0,
+        meta=dict(task.meta),
+    )
 
 
 def add(text, note_id):
@@ -97,20 +138,24 @@ def test_jsonl_evidence_and_stated_come_from_the_documented_meta_fields(tmp_path
     t1, t2, t3, t4, t5, t6 = suite.streams(1)[0].tasks
     assert suite.evidence(t1) is None and suite.evidence(t3) is None
     assert suite.stated(t1) == (Fact("email", "Ana"),) and suite.stated(t2) == ()
-    assert suite.evidence(t4) == Evidence(needed=(Fact("phone", "Ana"), Fact("by phone", "Ana")),
-                                          stated_in=("t3",), updated_in=("t3",), stale=("email",))
+    assert suite.evidence(t4) == Evidence(
+        needed=(Fact("phone", "Ana"), Fact("by phone", "Ana")), stated_in=("t3",), updated_in=("t3",), stale=("email",)
+    )
     assert suite.evidence(t5) == Evidence(needed=(Fact("4417"),), stated_in=("t5",), current=True)
     assert suite.evidence(t6) == Evidence(needed=(Fact("Paris"),))  # no meta: any gold answer, origin unknown
 
 
-@pytest.mark.parametrize("meta, message", [
-    ({"stale": "email"}, "tasks[3] (id 't4').meta.stale: must be a list of strings"),
-    ({"revealed_in": "t9"}, "tasks[3] (id 't4').meta.revealed_in: 't9' is not this task or an earlier one"),
-    ({"updated_in": [3]}, "tasks[3] (id 't4').meta.updated_in: must be a task id or a list of task ids"),
-    ({"current": "yes"}, "tasks[3] (id 't4').meta.current: must be true or false"),
-    ({"subject": 7}, "tasks[3] (id 't4').meta.subject: must be a string"),
-    ({"states": [{"value": 4}]}, "tasks[3] (id 't4').meta.states: must be a list of"),
-])
+@pytest.mark.parametrize(
+    "meta, message",
+    [
+        ({"stale": "email"}, "tasks[3] (id 't4').meta.stale: must be a list of strings"),
+        ({"revealed_in": "t9"}, "tasks[3] (id 't4').meta.revealed_in: 't9' is not this task or an earlier one"),
+        ({"updated_in": [3]}, "tasks[3] (id 't4').meta.updated_in: must be a task id or a list of task ids"),
+        ({"current": "yes"}, "tasks[3] (id 't4').meta.current: must be true or false"),
+        ({"subject": 7}, "tasks[3] (id 't4').meta.subject: must be a string"),
+        ({"states": [{"value": 4}]}, "tasks[3] (id 't4').meta.states: must be a list of"),
+    ],
+)
 def test_a_malformed_meta_field_names_file_line_task_and_field(tmp_path, meta, message):
     stream = json.loads(json.dumps(CRM))
     stream["tasks"][3]["meta"] = meta
@@ -132,14 +177,24 @@ def test_locomo_evidence_names_the_sessions_of_the_evidence_turns(tmp_path):
 def test_jsonl_feedback_names_the_origin_and_the_stale_value_in_the_notes(tmp_path):
     suite = jsonl_suite(tmp_path)
     t1, t2, t3, t4, t5, t6 = suite.streams(1)[0].tasks
-    records = [record(t1, 0, [add("Ana prefers email", "n1")]), record(t2, 1), record(t3, 2),
-               record(t4, 3, answer="email", score=0.0), record(t5, 4, answer="4471", score=0.0),
-               record(t6, 5, answer="Rome", score=0.0)]
+    records = [
+        record(t1, 0, [add("Ana prefers email", "n1")]),
+        record(t2, 1),
+        record(t3, 2),
+        record(t4, 3, answer="email", score=0.0),
+        record(t5, 4, answer="4471", score=0.0),
+        record(t6, 5, answer="Rome", score=0.0),
+    ]
     feedback = stream_feedback(result_of(records), suite)
     writer, actor = "\n".join(feedback.writer), "\n".join(feedback.actor)
-    assert ("t4 asked 'How does Ana want to be contacted?': the answer (phone, stated in t3) was not "
-            "in the notes; it was never written.") in writer
-    assert "t4: the notes still held the stale value email ([n1] Ana prefers email) after t3 changed it to phone." in writer
+    assert (
+        "t4 asked 'How does Ana want to be contacted?': the answer (phone, stated in t3) was not "
+        "in the notes; it was never written."
+    ) in writer
+    assert (
+        "t4: the notes still held the stale value email ([n1] Ana prefers email) after t3 changed it to phone."
+        in writer
+    )
     assert "t4: you answered with the stale value email; it changed to phone in t3." in actor
     assert "t6 asked 'Which city?': the answer (Paris) was not in the notes; it was never written." in writer
     assert "t5" not in writer  # the answer was in its own observation: not the writer's miss
@@ -148,11 +203,18 @@ def test_jsonl_feedback_names_the_origin_and_the_stale_value_in_the_notes(tmp_pa
 def test_locomo_feedback_credits_partial_answers_and_skips_adversarial(tmp_path):
     suite = locomo_suite(tmp_path)
     tasks = suite.streams(1)[0].tasks  # s01 q000 s02 q001 q002 q003
-    records = [record(tasks[0], 0), record(tasks[1], 1, answer="Porto", score=0.0),
-               record(tasks[2], 2, [add("Ben has a cat; Ana lives in Lisbon", "n1")]),
-               record(tasks[3], 3, answer="a dog", score=0.2), record(tasks[4], 4, answer="a cat", score=0.0)]
+    records = [
+        record(tasks[0], 0),
+        record(tasks[1], 1, answer="Porto", score=0.0),
+        record(tasks[2], 2, [add("Ben has a cat; Ana lives in Lisbon", "n1")]),
+        record(tasks[3], 3, answer="a dog", score=0.2),
+        record(tasks[4], 4, answer="a cat", score=0.0),
+    ]
     feedback = stream_feedback(result_of(records), suite)
-    assert "q000 asked 'Where did Ana move?': the answer (Lisbon, stated in s01) was not in the notes" in feedback.writer[0]
+    assert (
+        "q000 asked 'Where did Ana move?': the answer (Lisbon, stated in s01) was not in the notes"
+        in feedback.writer[0]
+    )
     assert feedback.actor == ["q001: the notes held the answer (cat, Lisbon) but you answered 'a dog'."]
     assert "q002" not in "\n".join(feedback.writer + feedback.actor)
 

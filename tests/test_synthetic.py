@@ -80,8 +80,7 @@ def test_budget_fits_the_key_facts_but_not_everything(streams):
 
 
 def test_knobs_change_the_world():
-    config = SyntheticConfig(tasks=10, distractor_ratio=0.0, facts_per_observation=2,
-                             update_rate=0.0)
+    config = SyntheticConfig(tasks=10, distractor_ratio=0.0, facts_per_observation=2, update_rate=0.0)
     streams = SyntheticSuite(config).streams(5, seed=3)
     assert all(len(s.tasks) == 10 for s in streams)
     facts = [f for s in streams for t in s.tasks for f in t.meta["facts"]]
@@ -89,14 +88,25 @@ def test_knobs_change_the_world():
     assert all(len(t.meta["facts"]) == 2 for s in streams for t in s.tasks)
 
 
-@pytest.mark.parametrize("answer, score", [
-    ("8123", 1.0), ("Port 8123.", 1.0), ("It listens on 8123", 1.0),
-    ("7000", 0.0), ("8123 or 7000", 0.0), ("I don't know", 0.0),
-])
+@pytest.mark.parametrize(
+    "answer, score",
+    [
+        ("8123", 1.0),
+        ("Port 8123.", 1.0),
+        ("It listens on 8123", 1.0),
+        ("7000", 0.0),
+        ("8123 or 7000", 0.0),
+        ("I don't know", 0.0),
+    ],
+)
 def test_typed_exact_scoring(answer, score):
     suite = SyntheticSuite()
-    task = next(t for s in suite.streams(20, seed=5) for t in s.tasks
-                if t.question and t.meta["kind"] == "port" and t.meta["stale_values"])
+    task = next(
+        t
+        for s in suite.streams(20, seed=5)
+        for t in s.tasks
+        if t.question and t.meta["kind"] == "port" and t.meta["stale_values"]
+    )
     gold, stale = task.answer[0], task.meta["stale_values"][0]
     outcome = suite.score(task, answer.replace("8123", gold).replace("7000", stale))
     assert outcome.score == score
@@ -106,6 +116,5 @@ def test_typed_exact_scoring(answer, score):
 
 def test_owner_names_match_case_insensitively():
     suite = SyntheticSuite()
-    task = next(t for s in suite.streams(5, seed=5) for t in s.tasks
-                if t.question and t.meta["kind"] == "owner")
+    task = next(t for s in suite.streams(5, seed=5) for t in s.tasks if t.question and t.meta["kind"] == "owner")
     assert suite.score(task, task.answer[0].lower()).score == 1.0

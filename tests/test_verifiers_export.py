@@ -36,8 +36,13 @@ class ReplayEngine:
         self.replies = list(replies)
 
     def complete(self, request) -> Response:
-        return Response(id=None, model="replay", message=Message.assistant([TextPart(self.replies.pop(0))]),
-                        finish_reason="stop", usage=Usage(input_tokens=0, output_tokens=0))
+        return Response(
+            id=None,
+            model="replay",
+            message=Message.assistant([TextPart(self.replies.pop(0))]),
+            finish_reason="stop",
+            usage=Usage(input_tokens=0, output_tokens=0),
+        )
 
     def stream(self, request):
         return response_to_events(self.complete(request))
@@ -51,11 +56,15 @@ def export_and_install(tmp_path: Path, *args: str) -> Path:
     """Export with the CLI, pip-install the package (no dependencies: they are ours) into a
     target directory, and return that directory."""
     package, target = tmp_path / "package", tmp_path / "site"
-    result = CliRunner().invoke(app, ["export", "verifiers", *args, "--name", "promptmem-test-env",
-                                      "--out", str(package)])
+    result = CliRunner().invoke(
+        app, ["export", "verifiers", *args, "--name", "promptmem-test-env", "--out", str(package)]
+    )
     assert result.exit_code == 0, result.output
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target),
-                    str(package)], check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(package)],
+        check=True,
+        capture_output=True,
+    )
     assert (target / "promptmem_test_env" / "promptmem.json").is_file()
     return target
 
@@ -63,8 +72,13 @@ def export_and_install(tmp_path: Path, *args: str) -> Path:
 def rollout(target: Path, base_url: str, model: str) -> dict:
     """One rollout through verifiers in a fresh interpreter that sees the installed package."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(target), os.environ.get("PYTHONPATH", "")])}
-    done = subprocess.run([sys.executable, str(ROLLOUT), "promptmem-test-env", base_url, model],
-                          env=env, capture_output=True, text=True, timeout=1200)
+    done = subprocess.run(
+        [sys.executable, str(ROLLOUT), "promptmem-test-env", base_url, model],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -75,8 +89,9 @@ def check_rewards_equal_promptmem_scoring(target: Path, recorded: dict) -> None:
     assert replies == recorded["branch_replies"]  # one fresh-context branch per call, in order
     setup = Setup(target / "promptmem_test_env")
     stream = setup.streams[recorded["stream"]]
-    evaluated = run_stream(setup.agent, stream, setup.suite, replay_lm(replies), budget=setup.budget,
-                           adapter=setup.adapter)
+    evaluated = run_stream(
+        setup.agent, stream, setup.suite, replay_lm(replies), budget=setup.budget, adapter=setup.adapter
+    )
     scores = [r.score for r in evaluated.records if r.score is not None]
     assert recorded["rewards"]["score"] == [pytest.approx(mean(scores)), 1.0]
     rows = setup.trace(recorded["stream"], replay_lm(replies))
@@ -90,7 +105,9 @@ def facts_reply(request: dict) -> str:
     """The actor names a port; the facts writer keeps one fact about the first service it reads."""
     if "[[ ## facts ## ]]" not in request["messages"][0]["content"]:
         return "[[ ## answer ## ]]\n8080\n\n[[ ## completed ## ]]"
-    return '[[ ## facts ## ]]\n[{"subject": "billing-api", "attribute": "port", "value": "8080"}]\n\n[[ ## completed ## ]]'
+    return (
+        '[[ ## facts ## ]]\n[{"subject": "billing-api", "attribute": "port", "value": "8080"}]\n\n[[ ## completed ## ]]'
+    )
 
 
 def test_an_exported_package_runs_a_rollout_whose_rewards_equal_promptmems_scoring(tmp_path):
@@ -102,9 +119,11 @@ def test_an_exported_package_runs_a_rollout_whose_rewards_equal_promptmems_scori
 
 
 def test_export_refuses_what_the_environment_cannot_run(tmp_path):
-    for args, words in ((["--agent", "mem0"], "keeps its memories in mem0"),
-                        (["--writer", "mem0"], "one-call writer"),
-                        (["--name", "no spaces"], "letters, digits and dashes")):
+    for args, words in (
+        (["--agent", "mem0"], "keeps its memories in mem0"),
+        (["--writer", "mem0"], "one-call writer"),
+        (["--name", "no spaces"], "letters, digits and dashes"),
+    ):
         result = CliRunner().invoke(app, ["export", "verifiers", *args, "--out", str(tmp_path / "p")])
         assert result.exit_code == 2 and words in " ".join(result.output.split()), result.output
         assert not (tmp_path / "p").exists()
@@ -112,8 +131,8 @@ def test_export_refuses_what_the_environment_cannot_run(tmp_path):
 
 @pytest.mark.local_model
 def test_a_rollout_on_the_embedded_model_behind_llama_cpp_server(tmp_path):
-    from promptmem.lm.specs import local_gguf
     from promptmem.lm.server import llama_server
+    from promptmem.lm.specs import local_gguf
 
     target = export_and_install(tmp_path, "--writer", "facts", "--streams", "1", "--tasks", "4")
     with llama_server(local_gguf("local:qwen2.5-coder-0.5b"), context=4096) as url:

@@ -23,10 +23,9 @@ from pathlib import Path
 
 import dspy
 
-from promptmem.memory.embedding import model_dir
+from promptmem.lm.embedded import cache_dir
 from promptmem.lm.server import llama_server
 from promptmem.lm.specs import LMConfig, local_gguf
-from promptmem.lm.embedded import cache_dir
 from promptmem.memory import (
     NO_MATCH,
     InMemoryStore,
@@ -40,6 +39,7 @@ from promptmem.memory import (
     format_notes,
     render_notes,
 )
+from promptmem.memory.embedding import model_dir
 
 MEM0_VERSION = "2.2.1"
 EMBEDDING_DIMS = 384  # all-MiniLM-L6-v2; mem0's qdrant default (1536) would not match
@@ -79,8 +79,10 @@ def hosted_endpoint(config: LMConfig) -> Endpoint:
         return Endpoint(model, config.api_base, os.environ.get("HOSTED_VLLM_API_KEY") or "none")
     if provider == "openai":
         return Endpoint(model, config.api_base)
-    raise ValueError(f"--agent mem0 calls an OpenAI-compatible endpoint: use a local:... spec, openai/MODEL "
-                     f"or hosted_vllm/MODEL with --api-base (got {config.spec!r})")
+    raise ValueError(
+        f"--agent mem0 calls an OpenAI-compatible endpoint: use a local:... spec, openai/MODEL "
+        f"or hosted_vllm/MODEL with --api-base (got {config.spec!r})"
+    )
 
 
 def check_setup(config: LMConfig) -> None:
@@ -117,14 +119,28 @@ def mem0_config(endpoint: Endpoint, directory: Path, temperature: float = 0.0) -
     """mem0's config: its ``openai`` LLM on ``endpoint`` (mem0's defaults but ``temperature``),
     the packaged MiniLM embedder, an embedded qdrant and the history db under ``directory``."""
     return {
-        "llm": {"provider": "openai", "config": {
-            "model": endpoint.model, "openai_base_url": endpoint.base_url, "api_key": endpoint.api_key,
-            "temperature": temperature, "response_callback": count_usage}},
-        "embedder": {"provider": "huggingface", "config": {"model": str(model_dir()),
-                                                           "model_kwargs": {"device": "cpu"}}},
-        "vector_store": {"provider": "qdrant", "config": {
-            "path": str(directory / "qdrant"), "collection_name": "memories",
-            "embedding_model_dims": EMBEDDING_DIMS}},
+        "llm": {
+            "provider": "openai",
+            "config": {
+                "model": endpoint.model,
+                "openai_base_url": endpoint.base_url,
+                "api_key": endpoint.api_key,
+                "temperature": temperature,
+                "response_callback": count_usage,
+            },
+        },
+        "embedder": {
+            "provider": "huggingface",
+            "config": {"model": str(model_dir()), "model_kwargs": {"device": "cpu"}},
+        },
+        "vector_store": {
+            "provider": "qdrant",
+            "config": {
+                "path": str(directory / "qdrant"),
+                "collection_name": "memories",
+                "embedding_model_dims": EMBEDDING_DIMS,
+            },
+        },
         "history_db_path": str(directory / "history.db"),
     }
 
@@ -150,8 +166,17 @@ class Mem0Store:
         self.trace: list[dict] = []
 
     @classmethod
-    def open(cls, directory: Path, scope: str, endpoint: Endpoint, *, temperature: float = 0.0,
-             budget: int, top_k: int | None = None, show_time: bool = False) -> Mem0Store:
+    def open(
+        cls,
+        directory: Path,
+        scope: str,
+        endpoint: Endpoint,
+        *,
+        temperature: float = 0.0,
+        budget: int,
+        top_k: int | None = None,
+        show_time: bool = False,
+    ) -> Mem0Store:
         """A store on a fresh mem0 whose files live in ``directory`` (what was there is removed:
         an unfinished stream starts over)."""
         shutil.rmtree(directory, ignore_errors=True)
@@ -165,8 +190,9 @@ class Mem0Store:
     def render(self, query: str | None = None) -> str:
         if not query or not self._notes:
             return render_notes(self.notes(), self.show_time)
-        hits = self._memory.search(query, filters=self._filters,
-                                   **({"top_k": self.top_k} if self.top_k else {}))["results"]
+        hits = self._memory.search(query, filters=self._filters, **({"top_k": self.top_k} if self.top_k else {}))[
+            "results"
+        ]
         return format_notes([self._notes[self._short_ids[hit["id"]]] for hit in hits], self.show_time) or NO_MATCH
 
     def apply(self, ops: Sequence[Op], *, step: str = "", when: When = When()) -> list[OpResult]:  # noqa: B008
@@ -190,7 +216,8 @@ class Mem0Store:
             return [OpResult(op, False, "ADD with empty text")]
         events = self._memory.add(op.text, **self._filters)["results"]
         return [self._remember(event["id"], event["memory"], when) for event in events] or [
-            OpResult(Op("NOOP"), True, "mem0 stored no new memory")]
+            OpResult(Op("NOOP"), True, "mem0 stored no new memory")
+        ]
 
     def _remember(self, mem0_id: str, text: str, when: When) -> OpResult:
         note = Note(f"n{self._next_id}", text, when.label, when.position)
@@ -212,7 +239,7 @@ class Mem0Store:
                 self._memory.delete(mem0_id)
                 del self._short_ids[mem0_id], self._notes[note_id]
         self._next_id = snapshot.next_id
-        del self.trace[snapshot.trace_len:]
+        del self.trace[snapshot.trace_len :]
 
     def close(self) -> None:
         """Release the history db and the embedded qdrant's lock on its directory."""
@@ -221,19 +248,28 @@ class Mem0Store:
 
 
 @contextmanager
-def mem0_stores(lm_config: LMConfig, root: Path, *, budget: int, top_k: int | None = None,
-                show_time: bool = False) -> Iterator[Callable[[str], Mem0Store]]:
+def mem0_stores(
+    lm_config: LMConfig, root: Path, *, budget: int, top_k: int | None = None, show_time: bool = False
+) -> Iterator[Callable[[str], Mem0Store]]:
     """For the block: a factory of fresh stores, one per stream id, with their files in
     ``root/<stream id>/``, all calling the endpoint of ``lm_config`` (``llm_endpoint``), which
     comes up with the first store (a resumed run with nothing left to run starts no server)."""
     lock, endpoints = threading.Lock(), []
     with ExitStack() as stack:
+
         def make(stream_id: str) -> Mem0Store:
             with lock:
                 if not endpoints:
                     endpoints.append(stack.enter_context(llm_endpoint(lm_config)))
-            return Mem0Store.open(root / stream_id, stream_id, endpoints[0], temperature=lm_config.temperature,
-                                  budget=budget, top_k=top_k, show_time=show_time)
+            return Mem0Store.open(
+                root / stream_id,
+                stream_id,
+                endpoints[0],
+                temperature=lm_config.temperature,
+                budget=budget,
+                top_k=top_k,
+                show_time=show_time,
+            )
 
         yield make
 
@@ -241,15 +277,22 @@ def mem0_stores(lm_config: LMConfig, root: Path, *, budget: int, top_k: int | No
 # The mem0 agent's memory backend (``MemoryAgent.memory_backend``): how `promptmem eval` checks and
 # opens it.
 
+
 def check_run(config, lm_config: LMConfig) -> None:
     """Before a mem0 run claims its directory: mem0 is installed and can call the LM, and no
     option that chooses promptmem's stores is given (they do not apply to mem0's memory)."""
     check_setup(lm_config)
-    given = {"--store": config.store != "memory", "--retriever": config.retriever != "lexical",
-             "--rank": bool(config.rank), "--max-deletes": config.max_deletes is not None}
+    given = {
+        "--store": config.store != "memory",
+        "--retriever": config.retriever != "lexical",
+        "--rank": bool(config.rank),
+        "--max-deletes": config.max_deletes is not None,
+    }
     if any(given.values()):
-        raise ValueError(f"--agent mem0 keeps its memories in mem0 (embedded qdrant, searched by embeddings); "
-                         f"these options choose promptmem's stores: {', '.join(f for f, on in given.items() if on)}")
+        raise ValueError(
+            f"--agent mem0 keeps its memories in mem0 (embedded qdrant, searched by embeddings); "
+            f"these options choose promptmem's stores: {', '.join(f for f, on in given.items() if on)}"
+        )
 
 
 @contextmanager
@@ -257,6 +300,7 @@ def run_memory(config, lm_config: LMConfig, budget: int, out: Path) -> Iterator[
     """The run's memory factory for (label, stream id): mem0 itself for the agent (files under
     ``OUT/memory/agent/<stream id>/``, its LLM endpoint up for the block); the no-memory
     reference gets an unused in-process store."""
-    with mem0_stores(lm_config, out / "memory" / "agent", budget=budget, top_k=config.top_k,
-                     show_time=config.show_time) as make_mem0:
+    with mem0_stores(
+        lm_config, out / "memory" / "agent", budget=budget, top_k=config.top_k, show_time=config.show_time
+    ) as make_mem0:
         yield lambda label, stream_id: make_mem0(stream_id) if label == "agent" else InMemoryStore(budget)

@@ -30,11 +30,11 @@ from dspy.lm15 import Message, Response, TextPart, Usage, response_to_events
 from openai import AsyncOpenAI
 from verifiers.v1.dialects.chat import message_to_wire
 
-from promptmem.signals.role_rewards import RoleRewards, check_one_call_writer
-from promptmem.signals.traces import TraceRow, trace_stream
 from promptmem.evaluate import EvalConfig, make_eval_suite
 from promptmem.lm.engine import text_of
 from promptmem.programs.agent import in_process, resolve_agent
+from promptmem.signals.role_rewards import RoleRewards, check_one_call_writer
+from promptmem.signals.traces import TraceRow, trace_stream
 from promptmem.tasks import Stream, cap_observations
 
 EXPORT_FORMAT = "promptmem.verifiers/1"
@@ -67,8 +67,10 @@ class Setup:
         self.config = EvalConfig(**config)
         self.horizon, self.writer_weight = data["horizon"], data["writer_weight"]
         self.suite = make_eval_suite(self.config)
-        self.agent = in_process(resolve_agent(self.config.agent, self.config.writer, self.config.buffer_share,
-                                              self.config.actor), "a verifiers environment")
+        self.agent = in_process(
+            resolve_agent(self.config.agent, self.config.writer, self.config.buffer_share, self.config.actor),
+            "a verifiers environment",
+        )
         check_one_call_writer(self.agent)
         if self.agent.fills_window:
             raise ValueError("the full-context agent sizes its notes to an LM's window; export another agent")
@@ -77,24 +79,41 @@ class Setup:
 
     @cached_property
     def streams(self) -> list[Stream]:
-        return cap_observations(self.suite.streams(self.config.streams, seed=self.config.seed),
-                                self.config.max_observation)
+        return cap_observations(
+            self.suite.streams(self.config.streams, seed=self.config.seed), self.config.max_observation
+        )
 
     def trace(self, index: int, lm: dspy.BaseLM) -> list[TraceRow]:
         """Run the agent over stream ``index`` on ``lm``: one row per call."""
         with dspy.context(lm=lm, adapter=self.adapter):
-            return trace_stream(self.agent, self.streams[index], self.suite, self.budget, self.adapter,
-                                self.horizon)
+            return trace_stream(self.agent, self.streams[index], self.suite, self.budget, self.adapter, self.horizon)
 
     def rewards(self, index: int, rows: list[TraceRow]) -> Rollout:
         """The rollout's rewards, by ``RoleRewards`` (GRPO's reward) on its own completions."""
-        judge = RoleRewards(self.agent, rows, [self.streams[index]], self.suite, lm=None, adapter=self.adapter,
-                            horizon=self.horizon, discovery_weight=0.0)
+        judge = RoleRewards(
+            self.agent,
+            rows,
+            [self.streams[index]],
+            self.suite,
+            lm=None,
+            adapter=self.adapter,
+            horizon=self.horizon,
+            discovery_weight=0.0,
+        )
         answers = [judge.reward(row, row.completion) for row in rows if row.role == "actor" and row.score is not None]
-        writes = [value for row in rows if row.role == "writer"
-                  if (value := _known(judge.writer_recall(row, row.completion), row.credit)) is not None]
-        return Rollout(score=mean(answers) if answers else 0.0, writer=mean(writes) if writes else 0.0,
-                       questions=len(answers), writes_rewarded=len(writes), usable_calls=len(rows))
+        writes = [
+            value
+            for row in rows
+            if row.role == "writer"
+            if (value := _known(judge.writer_recall(row, row.completion), row.credit)) is not None
+        ]
+        return Rollout(
+            score=mean(answers) if answers else 0.0,
+            writer=mean(writes) if writes else 0.0,
+            questions=len(answers),
+            writes_rewarded=len(writes),
+            usable_calls=len(rows),
+        )
 
 
 def _known(first: float | None, second: float | None) -> float | None:
@@ -124,8 +143,13 @@ class TurnEngine:
             raise RuntimeError(f"the rollout ended: {self.ended}")
         reply = segment.last_reply or ""
         self.replies.append(reply)
-        return Response(id=None, model="verifiers/policy", message=Message.assistant([TextPart(reply)]),
-                        finish_reason="stop", usage=Usage(input_tokens=None, output_tokens=None))
+        return Response(
+            id=None,
+            model="verifiers/policy",
+            message=Message.assistant([TextPart(reply)]),
+            finish_reason="stop",
+            usage=Usage(input_tokens=None, output_tokens=None),
+        )
 
     def stream(self, request):
         return response_to_events(self.complete(request))
@@ -144,8 +168,11 @@ class PolicyChat(vf.Harness[vf.HarnessConfig]):
     async def launch(self, ctx, trace, runtime, endpoint, secret, mcp_urls, data, tool_interception_url=None):
         system, prompt = self.resolve_prompt(data)
         messages = [{"role": "system", "content": system}] if system else []
-        messages += [{"role": "user", "content": prompt}] if isinstance(prompt, str) else \
-            [message_to_wire(m) for m in prompt or []]
+        messages += (
+            [{"role": "user", "content": prompt}]
+            if isinstance(prompt, str)
+            else [message_to_wire(m) for m in prompt or []]
+        )
         client = AsyncOpenAI(base_url=endpoint, api_key=secret)
         try:
             response = await client.chat.completions.create(model=ctx.model, messages=messages)
@@ -153,11 +180,17 @@ class PolicyChat(vf.Harness[vf.HarnessConfig]):
             await client.close()
         return vf.ProgramResult(exit_code=0, stdout=response.choices[0].message.content or "", stderr="")
 
-    async def resume(self, ctx, trace, runtime, endpoint, secret, mcp_urls, data, messages,
-                     tool_interception_url=None):
+    async def resume(self, ctx, trace, runtime, endpoint, secret, mcp_urls, data, messages, tool_interception_url=None):
         """A fresh context per turn: the new messages alone, not the conversation so far."""
-        return await self.launch(ctx, trace, runtime, endpoint, secret, mcp_urls,
-                                 data.model_copy(update={"prompt": list(messages), "system_prompt": None}))
+        return await self.launch(
+            ctx,
+            trace,
+            runtime,
+            endpoint,
+            secret,
+            mcp_urls,
+            data.model_copy(update={"prompt": list(messages), "system_prompt": None}),
+        )
 
 
 class StreamData(vf.TaskData):
@@ -178,8 +211,10 @@ class StreamTaskset(vf.Taskset[StreamTask, vf.TasksetConfig]):
         return Setup(self.package)
 
     def load(self):
-        return [StreamTask(StreamData(id=stream.id, stream=i), self.config.task)
-                for i, stream in enumerate(self.setup.streams)]
+        return [
+            StreamTask(StreamData(id=stream.id, stream=i), self.config.task)
+            for i, stream in enumerate(self.setup.streams)
+        ]
 
 
 class MemoryEnvConfig(vf.EnvConfig):
@@ -200,6 +235,12 @@ class MemoryEnv(vf.Env[MemoryEnvConfig]):
         trace = chat.trace
         trace.record_reward("score", rollout.score, 1.0)
         trace.record_reward("writer", rollout.writer, setup.writer_weight)
-        trace.record_metrics({"questions": rollout.questions, "writes_rewarded": rollout.writes_rewarded,
-                              "usable_calls": rollout.usable_calls, "turns": len(engine.replies)})
+        trace.record_metrics(
+            {
+                "questions": rollout.questions,
+                "writes_rewarded": rollout.writes_rewarded,
+                "usable_calls": rollout.usable_calls,
+                "turns": len(engine.replies),
+            }
+        )
         trace.info.update(stream_id=setup.streams[index].id, replies=engine.replies, ended=engine.ended)

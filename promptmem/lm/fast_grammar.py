@@ -37,14 +37,14 @@ class TopKGrammar:
 
     def __init__(self, model: _internals.LlamaModel, grammar: llama_cpp.LlamaGrammar, top_k: int = TOP_K):
         self.grammar = llama_cpp.llama_sampler_init_grammar(
-            model.vocab, grammar._grammar.encode("utf-8"), grammar._root.encode("utf-8"))
+            model.vocab, grammar._grammar.encode("utf-8"), grammar._root.encode("utf-8")
+        )
         if not self.grammar:
             raise ValueError("llama.cpp could not parse the grammar")
         self.top = (llama_cpp.llama_token_data * top_k)()
         self.top_k = top_k
         iface = llama_cpp.llama_sampler_i()
-        self._callbacks = (llama_cpp.llama_sampler_i_apply(self._apply),
-                           llama_cpp.llama_sampler_i_accept(self._accept))
+        self._callbacks = (llama_cpp.llama_sampler_i_apply(self._apply), llama_cpp.llama_sampler_i_accept(self._accept))
         iface.apply, iface.accept = self._callbacks
         self._iface = iface
         self.sampler = llama_cpp.llama_sampler()
@@ -62,7 +62,7 @@ class TopKGrammar:
         llama_cpp.llama_sampler_apply(self.grammar, ctypes.byref(judged))
         allowed = top[np.isfinite(top["logit"])]
         if len(allowed):
-            candidates[:len(allowed)] = allowed
+            candidates[: len(allowed)] = allowed
             array.size, array.selected, array.sorted = len(allowed), -1, False
         else:
             llama_cpp.llama_sampler_apply(self.grammar, cur_p)
@@ -82,9 +82,13 @@ class TopKGrammarLlama(Llama):
     grammar_top_k = TOP_K
 
     def _init_sampler(self, *args, **kwargs):
-        plain = (kwargs.get("temp") == 0.0 and kwargs.get("logits_processor") is None
-                 and kwargs.get("repeat_penalty", 1.0) == 1.0 and not kwargs.get("frequency_penalty")
-                 and not kwargs.get("presence_penalty"))
+        plain = (
+            kwargs.get("temp") == 0.0
+            and kwargs.get("logits_processor") is None
+            and kwargs.get("repeat_penalty", 1.0) == 1.0
+            and not kwargs.get("frequency_penalty")
+            and not kwargs.get("presence_penalty")
+        )
         if args or not plain or kwargs.get("grammar") is None:
             return super()._init_sampler(*args, **kwargs)
         chain = _internals.LlamaSampler()

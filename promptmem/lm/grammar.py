@@ -48,8 +48,12 @@ def writes_items(signature) -> bool:
     """The signature outputs a list of ops or facts."""
     for field in signature.output_fields.values():
         args = get_args(field.annotation)
-        if get_origin(field.annotation) is list and args and isinstance(args[0], type) \
-                and issubclass(args[0], pydantic.BaseModel):
+        if (
+            get_origin(field.annotation) is list
+            and args
+            and isinstance(args[0], type)
+            and issubclass(args[0], pydantic.BaseModel)
+        ):
             schema = args[0].model_json_schema()
             if _is_op(schema) or _is_fact(schema):
                 return True
@@ -73,8 +77,7 @@ def _narrowed_op(schema: dict, ids: list[str]) -> dict:
     props = schema["properties"]
 
     def variant(actions: list[str], note_id: dict) -> dict:
-        return {**schema, "properties": {**props, "action": {"type": "string", "enum": actions},
-                                         "note_id": note_id}}
+        return {**schema, "properties": {**props, "action": {"type": "string", "enum": actions}, "note_id": note_id}}
 
     variants = [variant(["ADD", "NOOP"], {"type": "string", "enum": [""]})]
     if ids:
@@ -111,8 +114,10 @@ def narrow_numbers(schema: dict, numbers: list[int]) -> dict:
 
 def _shown(inputs: dict) -> dict:
     """The per-call grammar's facts about ``inputs``: the note ids and the line numbers shown."""
-    return {_IDS_KEY: shown_ids(inputs.get("notes")),
-            _NUMBERS_KEY: [int(n) for n in shown_ids(inputs.get("lines")) if n.isdigit()]}
+    return {
+        _IDS_KEY: shown_ids(inputs.get("notes")),
+        _NUMBERS_KEY: [int(n) for n in shown_ids(inputs.get("lines")) if n.isdigit()],
+    }
 
 
 class NoteIdsAdapter(dspy.JSONAdapter):
@@ -144,7 +149,10 @@ class NoteIdsAdapter(dspy.JSONAdapter):
             try:
                 json.loads(completion)
             except ValueError:
-                raise AdapterParseError(adapter_name=type(self).__name__, signature=signature,
-                                        lm_response=completion,
-                                        message="not complete JSON: cut at the token limit?") from None
+                raise AdapterParseError(
+                    adapter_name=type(self).__name__,
+                    signature=signature,
+                    lm_response=completion,
+                    message="not complete JSON: cut at the token limit?",
+                ) from None
         return super().parse(signature, completion)

@@ -48,23 +48,33 @@ class TransformersEngine:
         config = request.config
         with self._lock:
             model, tokenizer = self._load()
-            ids = tokenizer.apply_chat_template(messages, add_generation_prompt=True, return_tensors="pt",
-                                                return_dict=True).to(model.device)
+            ids = tokenizer.apply_chat_template(
+                messages, add_generation_prompt=True, return_tensors="pt", return_dict=True
+            ).to(model.device)
             sample = bool(config.temperature)
             if config.seed is not None:
                 torch.manual_seed(config.seed)
             with torch.no_grad():
-                out = model.generate(**ids, max_new_tokens=config.max_tokens or 256, do_sample=sample,
-                                     temperature=config.temperature if sample else None, top_p=None, top_k=None,
-                                     pad_token_id=tokenizer.pad_token_id or tokenizer.eos_token_id)
+                out = model.generate(
+                    **ids,
+                    max_new_tokens=config.max_tokens or 256,
+                    do_sample=sample,
+                    temperature=config.temperature if sample else None,
+                    top_p=None,
+                    top_k=None,
+                    pad_token_id=tokenizer.pad_token_id or tokenizer.eos_token_id,
+                )
         prompt_len = ids["input_ids"].shape[1]
         new = out[0, prompt_len:]
         text = tokenizer.decode(new, skip_special_tokens=True)
         ended = bool(len(new)) and new[-1].item() == tokenizer.eos_token_id
-        return Response(id=None, model=f"hf/{self.path.name}",
-                        message=Message.assistant([TextPart(text)]),
-                        finish_reason="stop" if ended or len(new) < (config.max_tokens or 256) else "length",
-                        usage=Usage(input_tokens=prompt_len, output_tokens=len(new)))
+        return Response(
+            id=None,
+            model=f"hf/{self.path.name}",
+            message=Message.assistant([TextPart(text)]),
+            finish_reason="stop" if ended or len(new) < (config.max_tokens or 256) else "length",
+            usage=Usage(input_tokens=prompt_len, output_tokens=len(new)),
+        )
 
     def stream(self, request):
         return response_to_events(self.complete(request))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from dspy.lm15 import Message, Response, TextPart, Usage, response_to_events
 
@@ -51,16 +51,23 @@ class LlamaCppEngine:
     def _new_llama(self):
         from promptmem.lm.fast_grammar import TopKGrammarLlama  # the `local` extra
 
-        return TopKGrammarLlama(model_path=str(self.path), n_ctx=self.context, n_threads=self.threads,
-                     n_threads_batch=self.threads, verbose=False, seed=0)
+        return TopKGrammarLlama(
+            model_path=str(self.path),
+            n_ctx=self.context,
+            n_threads=self.threads,
+            n_threads_batch=self.threads,
+            verbose=False,
+            seed=0,
+        )
 
     def _model(self, family: str):
         """The context serving ``family`` (created, or taken from the least recently used)."""
         if family in self._pool:
             self._pool.move_to_end(family)
         else:
-            self._pool[family] = (self._pool.popitem(last=False)[1] if len(self._pool) >= self.contexts
-                                  else self._new_llama())
+            self._pool[family] = (
+                self._pool.popitem(last=False)[1] if len(self._pool) >= self.contexts else self._new_llama()
+            )
         return self._pool[family]
 
     def complete(self, request) -> Response:
@@ -68,27 +75,34 @@ class LlamaCppEngine:
         messages = [{"role": "system", "content": system}] if request.system else []
         messages += [{"role": m.role, "content": m.text or ""} for m in request.messages]
         config = request.config
-        kwargs = {"temperature": config.temperature or 0.0, "max_tokens": config.max_tokens,
-                  "seed": config.seed if config.seed is not None else 0,
-                  "stop": list(config.stop) or None}
+        kwargs = {
+            "temperature": config.temperature or 0.0,
+            "max_tokens": config.max_tokens,
+            "seed": config.seed if config.seed is not None else 0,
+            "stop": list(config.stop) or None,
+        }
         fmt = config.response_format
         if fmt and fmt.get("type") in ("json_schema", "json_object"):
             schema = fmt.get("schema") or (fmt.get("json_schema") or {}).get("schema")
             kwargs["response_format"] = {"type": "json_object", **({"schema": schema} if schema else {})}
         with self._lock:
             llama = self._model(system)
-            cached = llama.input_ids[:llama.n_tokens].tolist()
+            cached = llama.input_ids[: llama.n_tokens].tolist()
             out = llama.create_chat_completion(messages=messages, **kwargs)
             usage = out.get("usage", {})
-            prompt = llama.input_ids[:usage.get("prompt_tokens", 0)].tolist()
+            prompt = llama.input_ids[: usage.get("prompt_tokens", 0)].tolist()
         choice = out["choices"][0]
         return Response(
-            id=out.get("id"), model=f"local/{self.path.name}",
+            id=out.get("id"),
+            model=f"local/{self.path.name}",
             message=Message.assistant([TextPart(choice["message"]["content"] or "")]),
             finish_reason="length" if choice.get("finish_reason") == "length" else "stop",
-            usage=Usage(input_tokens=usage.get("prompt_tokens"),
-                        output_tokens=usage.get("completion_tokens"),
-                        cache_read_tokens=reused_prefix(cached, prompt)))
+            usage=Usage(
+                input_tokens=usage.get("prompt_tokens"),
+                output_tokens=usage.get("completion_tokens"),
+                cache_read_tokens=reused_prefix(cached, prompt),
+            ),
+        )
 
     def stream(self, request):
         return response_to_events(self.complete(request))

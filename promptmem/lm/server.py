@@ -50,8 +50,11 @@ def _wait_until_up(process: subprocess.Popen, url: str, log: IO[bytes], timeout:
                 return
         except OSError:
             time.sleep(0.25)
-    state = (f"exited with code {process.returncode}" if process.poll() is not None
-             else f"did not answer within {timeout:.0f} s")
+    state = (
+        f"exited with code {process.returncode}"
+        if process.poll() is not None
+        else f"did not answer within {timeout:.0f} s"
+    )
     raise LlamaServerError(f"llama-cpp-python's server {state}; its output ends with:\n{_tail(log)}")
 
 
@@ -65,16 +68,37 @@ def _stop(process: subprocess.Popen) -> None:
 
 
 @contextmanager
-def llama_server(gguf: str | Path, *, context: int, threads: int | None = None,
-                 startup_timeout: float = 300.0) -> Iterator[str]:
+def llama_server(
+    gguf: str | Path, *, context: int, threads: int | None = None, startup_timeout: float = 300.0
+) -> Iterator[str]:
     """Serve ``gguf`` with a ``context``-token window and ``threads`` CPU threads (default:
     all cores) for the block; yields the base URL (``http://127.0.0.1:PORT/v1``). Greedy
     requests are reproducible (seed 0); only the last token's logits are kept (llama-cpp's
     server keeps all of them by default: gigabytes at a 16k window and a 150k vocabulary)."""
     port, threads = free_port(), threads or len(os.sched_getaffinity(0))
-    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
-               "--port", str(port), "--n_ctx", str(context), "--n_threads", str(threads),
-               "--n_threads_batch", str(threads), "--logits_all", "false", "--seed", "0", "--verbose", "false"]
+    command = [
+        sys.executable,
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        str(gguf),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--n_ctx",
+        str(context),
+        "--n_threads",
+        str(threads),
+        "--n_threads_batch",
+        str(threads),
+        "--logits_all",
+        "false",
+        "--seed",
+        "0",
+        "--verbose",
+        "false",
+    ]
     url = f"http://127.0.0.1:{port}/v1"
     with tempfile.TemporaryFile() as log:  # a file, not a pipe: a full pipe would stall the server
         process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log)

@@ -10,14 +10,14 @@ docs/development.md).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import dspy
 
-from promptmem.lm.grammar import NoteIdsAdapter
 from promptmem.lm.embedded import DEFAULT_LOCAL_MODEL, gguf_path
+from promptmem.lm.grammar import NoteIdsAdapter
 
 LOCAL_PREFIX = "local"
 HF_PREFIX = "hf:"
@@ -55,7 +55,7 @@ class Backend:
 
     name: str
     matches: Callable[[str], bool]
-    build: Callable[["LMConfig", dict], dspy.LM]
+    build: Callable[[LMConfig, dict], dspy.LM]
     in_process: bool = False
     grammar: bool = False
     adapter: Callable[[], dspy.Adapter] = dspy.ChatAdapter
@@ -74,15 +74,16 @@ def _llama_cpp(config: LMConfig, common: dict) -> dspy.LM:
     from promptmem.lm.llama_cpp import LlamaCppEngine  # the `local` extra
 
     name = config.spec.partition(":")[2] or DEFAULT_LOCAL_MODEL
-    engine = LlamaCppEngine(local_gguf(config.spec), context=config.context, threads=config.threads,
-                            contexts=config.contexts)
+    engine = LlamaCppEngine(
+        local_gguf(config.spec), context=config.context, threads=config.threads, contexts=config.contexts
+    )
     return dspy.LM(f"{LOCAL_PREFIX}/{Path(name).stem if name.endswith('.gguf') else name}", engine=engine, **common)
 
 
 def _transformers(config: LMConfig, common: dict) -> dspy.LM:
     from promptmem.lm.hf_engine import TransformersEngine  # the `distill` extra
 
-    engine = TransformersEngine(Path(config.spec[len(HF_PREFIX):]).expanduser(), threads=config.threads)
+    engine = TransformersEngine(Path(config.spec[len(HF_PREFIX) :]).expanduser(), threads=config.threads)
     return dspy.LM(f"hf/{engine.path.name}", engine=engine, **common)
 
 
@@ -94,8 +95,9 @@ def _hosted(config: LMConfig, common: dict) -> dspy.LM:
 BACKENDS: list[Backend] = [
     Backend("llama.cpp", _is_gguf_spec, _llama_cpp, in_process=True, grammar=True, adapter=NoteIdsAdapter),
     # students learn the teacher's JSON, so they are read as JSON too (no grammar: parsed text)
-    Backend("transformers", lambda spec: spec.startswith(HF_PREFIX), _transformers, in_process=True,
-            adapter=NoteIdsAdapter),
+    Backend(
+        "transformers", lambda spec: spec.startswith(HF_PREFIX), _transformers, in_process=True, adapter=NoteIdsAdapter
+    ),
 ]
 HOSTED = Backend("litellm", lambda spec: True, _hosted)  # any other spec: dspy.LM unchanged
 

@@ -2,7 +2,63 @@
 budget. ``store`` holds the protocol, the rule book and the in-process store; ``sqlite`` the
 persistent store; ``embedding`` and ``ranking`` the retrievers; ``replay`` the op-trace replay."""
 
-from promptmem.memory.store import (OpKind, DEFAULT_IMPORTANCE, OP_KINDS, Note, Op, When, written_note, OpResult, Snapshot, WriteFailed, Memory, EMPTY_NOTES, NO_MATCH, render_notes, NOTE_LINE, shown_ids, note_as_data, format_notes, Retriever, word_overlap, similar_notes, notes_size, NotesView, delete_cap_reasons, check_op, InMemoryStore)
-from promptmem.memory.replay import (replay_entry, rollback_to_step)
+from promptmem.memory.replay import replay_entry, rollback_to_step
+from promptmem.memory.store import (
+    DEFAULT_IMPORTANCE,
+    EMPTY_NOTES,
+    NO_MATCH,
+    NOTE_LINE,
+    OP_KINDS,
+    InMemoryStore,
+    Memory,
+    Note,
+    NotesView,
+    Op,
+    OpKind,
+    OpResult,
+    Retriever,
+    Snapshot,
+    When,
+    WriteFailed,
+    check_op,
+    delete_cap_reasons,
+    format_notes,
+    note_as_data,
+    notes_size,
+    render_notes,
+    shown_ids,
+    similar_notes,
+    word_overlap,
+    written_note,
+)
 
-__all__ = ['OpKind', 'DEFAULT_IMPORTANCE', 'OP_KINDS', 'Note', 'Op', 'When', 'written_note', 'OpResult', 'Snapshot', 'WriteFailed', 'Memory', 'EMPTY_NOTES', 'NO_MATCH', 'render_notes', 'NOTE_LINE', 'shown_ids', 'note_as_data', 'format_notes', 'Retriever', 'word_overlap', 'similar_notes', 'notes_size', 'NotesView', 'delete_cap_reasons', 'check_op', 'InMemoryStore', 'replay_entry', 'rollback_to_step']
+__all__ = [
+    "OpKind",
+    "DEFAULT_IMPORTANCE",
+    "OP_KINDS",
+    "Note",
+    "Op",
+    "When",
+    "written_note",
+    "OpResult",
+    "Snapshot",
+    "WriteFailed",
+    "Memory",
+    "EMPTY_NOTES",
+    "NO_MATCH",
+    "render_notes",
+    "NOTE_LINE",
+    "shown_ids",
+    "note_as_data",
+    "format_notes",
+    "Retriever",
+    "word_overlap",
+    "similar_notes",
+    "notes_size",
+    "NotesView",
+    "delete_cap_reasons",
+    "check_op",
+    "InMemoryStore",
+    "replay_entry",
+    "rollback_to_step",
+]

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import importlib.util
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from promptmem.memory import Note
 

@@ -7,8 +7,8 @@ importance maps the writer's 1-5 onto 0-1.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
-from typing import Callable, Sequence
 
 from promptmem.memory import Note, word_overlap
 
@@ -23,7 +23,7 @@ class RankWeights:
     half_life: float = 8.0  # tasks after which recency has halved
 
     @classmethod
-    def parse(cls, text: str) -> "RankWeights":
+    def parse(cls, text: str) -> RankWeights:
         """``"relevance=1,recency=0.5,importance=0.3,half_life=8"`` (any subset; the rest default)."""
         names = {f.name for f in fields(cls)}
         values = {}
@@ -50,9 +50,12 @@ class RankedRetriever:
     def scores(self, query: str, notes: Sequence[Note]) -> list[float]:
         w = self.weights
         now = max((note.confirmed for note in notes), default=0)
-        return [w.relevance * rel + w.recency * 0.5 ** ((now - note.confirmed) / w.half_life)
-                + w.importance * (note.importance - 1) / 4
-                for rel, note in zip(self.relevance(query, notes), notes)]
+        return [
+            w.relevance * rel
+            + w.recency * 0.5 ** ((now - note.confirmed) / w.half_life)
+            + w.importance * (note.importance - 1) / 4
+            for rel, note in zip(self.relevance(query, notes), notes)
+        ]
 
     def __call__(self, query: str, notes: Sequence[Note], k: int) -> list[Note]:
         scores = self.scores(query, notes)

@@ -14,13 +14,26 @@ import re
 import sqlite3
 import threading
 import time
+from collections.abc import Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Sequence
 
-from promptmem.memory import (DEFAULT_IMPORTANCE, EMPTY_NOTES, NO_MATCH, Note, Op, OpResult, Retriever,
-                              Snapshot, When, check_op, delete_cap_reasons, format_notes, render_notes,
-                              written_note)
+from promptmem.memory import (
+    DEFAULT_IMPORTANCE,
+    EMPTY_NOTES,
+    NO_MATCH,
+    Note,
+    Op,
+    OpResult,
+    Retriever,
+    Snapshot,
+    When,
+    check_op,
+    delete_cap_reasons,
+    format_notes,
+    render_notes,
+    written_note,
+)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS notes (id TEXT PRIMARY KEY, text TEXT NOT NULL,
@@ -34,8 +47,11 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 _WORD = re.compile(r"\w+")
 # when each note was written (added to files made before they existed)
-NOTE_TIME_COLUMNS = {"written": "TEXT NOT NULL DEFAULT ''", "confirmed": "INTEGER NOT NULL DEFAULT 0",
-                     "importance": f"INTEGER NOT NULL DEFAULT {DEFAULT_IMPORTANCE}"}
+NOTE_TIME_COLUMNS = {
+    "written": "TEXT NOT NULL DEFAULT ''",
+    "confirmed": "INTEGER NOT NULL DEFAULT 0",
+    "importance": f"INTEGER NOT NULL DEFAULT {DEFAULT_IMPORTANCE}",
+}
 NOTE_COLUMNS = "id, text, written, confirmed, importance"
 BUSY_SECONDS = 30.0
 
@@ -47,15 +63,21 @@ class SQLiteStore:
     ``restore`` is recorded in the history as a RESTORE row (nothing is ever erased).
     """
 
-    def __init__(self, path: str | Path, budget: int = 800, top_k: int | None = None,
-                 who: str = "writer", retriever: Retriever | None = None, show_time: bool = False,
-                 max_deletes: int | None = None):
+    def __init__(
+        self,
+        path: str | Path,
+        budget: int = 800,
+        top_k: int | None = None,
+        who: str = "writer",
+        retriever: Retriever | None = None,
+        show_time: bool = False,
+        max_deletes: int | None = None,
+    ):
         self.path, self.top_k, self.who, self.retriever = Path(path), top_k, who, retriever
         self.show_time, self.max_deletes = show_time, max_deletes
         self._lock = threading.RLock()
         # another process may hold the write lock: wait for it (up to BUSY_SECONDS) rather than fail
-        self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
-                                    timeout=BUSY_SECONDS)
+        self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=BUSY_SECONDS)
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=NORMAL")
         with self._transaction():  # one process at a time creates or migrates the schema
@@ -103,7 +125,9 @@ class SQLiteStore:
         rows = self._rows(
             "SELECT notes.id, notes.text, written, confirmed, importance FROM notes_fts "
             "JOIN notes ON notes.rowid = notes_fts.rowid "
-            "WHERE notes_fts MATCH ? ORDER BY bm25(notes_fts) LIMIT ?", (match, k))
+            "WHERE notes_fts MATCH ? ORDER BY bm25(notes_fts) LIMIT ?",
+            (match, k),
+        )
         return [Note(*row) for row in rows]
 
     def apply(self, ops: Sequence[Op], *, step: str = "", when: When = When()) -> list[OpResult]:
@@ -123,20 +147,23 @@ class SQLiteStore:
         if not reason and op.kind == "ADD":
             note = written_note(op, self._new_id(), None, when)
             note_id = note.id
-            rowid = self.conn.execute("INSERT INTO notes (id, text, created, updated, written, confirmed, "
-                                      "importance) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                                      (note_id, text, now, now, note.written, note.confirmed,
-                                       note.importance)).lastrowid
+            rowid = self.conn.execute(
+                "INSERT INTO notes (id, text, created, updated, written, confirmed, "
+                "importance) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (note_id, text, now, now, note.written, note.confirmed, note.importance),
+            ).lastrowid
             self.conn.execute("INSERT INTO notes_fts (rowid, text) VALUES (?, ?)", (rowid, text))
         elif not reason and op.kind == "UPDATE":
             note = written_note(op, note_id, old_note, when)
-            self.conn.execute("UPDATE notes SET text = ?, updated = ?, written = ?, confirmed = ?, importance = ? "
-                              "WHERE id = ?", (text, now, note.written, note.confirmed, note.importance, note_id))
-            self.conn.execute("UPDATE notes_fts SET text = ? WHERE rowid = "
-                              "(SELECT rowid FROM notes WHERE id = ?)", (text, note_id))
+            self.conn.execute(
+                "UPDATE notes SET text = ?, updated = ?, written = ?, confirmed = ?, importance = ? WHERE id = ?",
+                (text, now, note.written, note.confirmed, note.importance, note_id),
+            )
+            self.conn.execute(
+                "UPDATE notes_fts SET text = ? WHERE rowid = (SELECT rowid FROM notes WHERE id = ?)", (text, note_id)
+            )
         elif not reason and op.kind == "DELETE":
-            self.conn.execute("DELETE FROM notes_fts WHERE rowid = "
-                              "(SELECT rowid FROM notes WHERE id = ?)", (note_id,))
+            self.conn.execute("DELETE FROM notes_fts WHERE rowid = (SELECT rowid FROM notes WHERE id = ?)", (note_id,))
             self.conn.execute("DELETE FROM notes WHERE id = ?", (note_id,))
         if not reason and op.kind != "NOOP":
             delta = len(text if op.kind != "DELETE" else "") - len(old or "")
@@ -154,20 +181,27 @@ class SQLiteStore:
     def restore(self, snapshot: Snapshot) -> None:
         with self._transaction():
             self._replace_notes(snapshot.notes, snapshot.next_id)
-            state = json.dumps({"notes": [[n.id, n.text] for n in snapshot.notes],
-                                "next_id": snapshot.next_id})
+            state = json.dumps({"notes": [[n.id, n.text] for n in snapshot.notes], "next_id": snapshot.next_id})
             self._record("", "RESTORE", None, None, state, True, "", time.time())
 
     @property
     def trace(self) -> list[dict]:
         """Every op result so far, in the same shape as ``InMemoryStore.trace``."""
-        rows = self._rows("SELECT step, kind, note_id, new_text, applied, reason "
-                          "FROM history WHERE kind != 'RESTORE' ORDER BY seq")
-        return [{"step": step, "kind": kind, "text": text or "",
-                 "note_id": None if kind == "ADD" else note_id,
-                 "applied": bool(applied), "reason": reason or "",
-                 "result_id": note_id if applied and kind != "NOOP" else None}
-                for step, kind, note_id, text, applied, reason in rows]
+        rows = self._rows(
+            "SELECT step, kind, note_id, new_text, applied, reason FROM history WHERE kind != 'RESTORE' ORDER BY seq"
+        )
+        return [
+            {
+                "step": step,
+                "kind": kind,
+                "text": text or "",
+                "note_id": None if kind == "ADD" else note_id,
+                "applied": bool(applied),
+                "reason": reason or "",
+                "result_id": note_id if applied and kind != "NOOP" else None,
+            }
+            for step, kind, note_id, text, applied, reason in rows
+        ]
 
     # -- audit and rollback ---------------------------------------------------------------
     def history(self, limit: int | None = None) -> list[dict]:
@@ -180,8 +214,9 @@ class SQLiteStore:
     def state_at(self, seq: int) -> list[Note]:
         """The notes as they were right after history row ``seq``, replayed from history."""
         notes: dict[str, str] = {}
-        rows = self._rows("SELECT kind, note_id, new_text FROM history "
-                          "WHERE applied = 1 AND seq <= ? ORDER BY seq", (seq,))
+        rows = self._rows(
+            "SELECT kind, note_id, new_text FROM history WHERE applied = 1 AND seq <= ? ORDER BY seq", (seq,)
+        )
         for kind, note_id, text in rows:
             if kind in ("ADD", "UPDATE"):
                 notes[note_id] = text
@@ -227,17 +262,21 @@ class SQLiteStore:
         return f"n{next_id}"
 
     def _record(self, step, kind, note_id, old, new, applied, reason, at) -> None:
-        self.conn.execute("INSERT INTO history (at, step, who, kind, note_id, old_text, new_text, "
-                          "applied, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                          (at, step, self.who, kind, note_id, old, new, int(applied), reason))
+        self.conn.execute(
+            "INSERT INTO history (at, step, who, kind, note_id, old_text, new_text, "
+            "applied, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (at, step, self.who, kind, note_id, old, new, int(applied), reason),
+        )
 
     def _replace_notes(self, notes: Sequence[Note], next_id: int) -> None:
         now = time.time()
         self.conn.execute("DELETE FROM notes")
         self.conn.execute("DELETE FROM notes_fts")
-        self.conn.executemany("INSERT INTO notes (id, text, created, updated, written, confirmed, importance) "
-                              "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                              [(n.id, n.text, now, now, n.written, n.confirmed, n.importance) for n in notes])
+        self.conn.executemany(
+            "INSERT INTO notes (id, text, created, updated, written, confirmed, importance) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(n.id, n.text, now, now, n.written, n.confirmed, n.importance) for n in notes],
+        )
         self.conn.execute("INSERT INTO notes_fts (rowid, text) SELECT rowid, text FROM notes")
         self._set_meta("next_id", next_id)
         self._set_meta("chars", sum(len(n.text) for n in notes))

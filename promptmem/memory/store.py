@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
-from typing import Callable, Literal, Protocol, Sequence, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 OpKind = Literal["ADD", "UPDATE", "DELETE", "NOOP"]
 DEFAULT_IMPORTANCE = 3
@@ -56,8 +57,9 @@ class When:
 def written_note(op: Op, note_id: str, old: Note | None, when: When) -> Note:
     """The note an applied ADD or UPDATE leaves: same text keeps ``written`` (a confirmation)."""
     text = op.text.strip()
-    importance = min(5, max(1, op.importance)) if op.importance is not None else (
-        old.importance if old else DEFAULT_IMPORTANCE)
+    importance = (
+        min(5, max(1, op.importance)) if op.importance is not None else (old.importance if old else DEFAULT_IMPORTANCE)
+    )
     written = old.written if old is not None and old.text == text else when.label
     return Note(note_id, text, written, when.position, importance)
 
@@ -72,10 +74,10 @@ class OpResult:
     note_id: str | None = None
 
     def to_json(self) -> dict:
-        op = {k: v for k, v in asdict(self.op).items()
-              if (k != "importance" or v is not None) and (k != "eviction" or v)}
-        return {**op, "applied": self.applied, "reason": self.reason,
-                "result_id": self.note_id}
+        op = {
+            k: v for k, v in asdict(self.op).items() if (k != "importance" or v is not None) and (k != "eviction" or v)
+        }
+        return {**op, "applied": self.applied, "reason": self.reason, "result_id": self.note_id}
 
 
 @dataclass(frozen=True)
@@ -150,8 +152,10 @@ def note_as_data(text: str) -> str:
 def format_notes(notes: Sequence[Note], times: bool = False) -> str:
     """``[id] text`` one per line ("" for none; text through ``note_as_data``); with ``times``,
     ``[id] (label) text`` for notes that know when they were written."""
-    return "\n".join(f"[{note.id}] " + (f"({note.written}) " if times and note.written else "")
-                     + note_as_data(note.text) for note in notes)
+    return "\n".join(
+        f"[{note.id}] " + (f"({note.written}) " if times and note.written else "") + note_as_data(note.text)
+        for note in notes
+    )
 
 
 Retriever = Callable[[str, Sequence[Note], int], list[Note]]  # (query, notes, k) -> top-k notes
@@ -304,4 +308,4 @@ class InMemoryStore:
         for note in snapshot.notes:
             self._put(note)
         self._next_id = snapshot.next_id
-        del self.trace[snapshot.trace_len:]
+        del self.trace[snapshot.trace_len :]

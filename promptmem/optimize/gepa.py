@@ -17,15 +17,15 @@ from pathlib import Path
 
 import dspy
 
-from promptmem.report.comparison import Entry, compare
 from promptmem.evaluate import EvalConfig, claim_run_dir
 from promptmem.feedback import stream_feedback
 from promptmem.files import write_json
 from promptmem.lm.specs import LMConfig, adapter_for, is_local, make_lm
-from promptmem.optimize.proposer import CompactProposer
-from promptmem.roles import role_of
-from promptmem.programs.agent import MemoryAgent, in_process, resolve_agent, save_agent
 from promptmem.metrics import stream_recall
+from promptmem.optimize.proposer import CompactProposer
+from promptmem.programs.agent import MemoryAgent, in_process, resolve_agent, save_agent
+from promptmem.report.comparison import Entry, compare
+from promptmem.roles import role_of
 from promptmem.runner import run_stream
 from promptmem.suites import make_suite
 from promptmem.tasks import Stream, Suite
@@ -57,7 +57,9 @@ class OptimizeConfig:
     threads: int = 1  # GEPA evaluation threads (1 for local models)
     objective: str = "continual"  # continual: stream score with per-role feedback | recall: the
     #   writer alone (no actor calls), scored by notes recall; GEPA then edits the writer only
-    proposer: str = "compact"  # compact: one checked rule from the deduplicated failures, appended | gepa: GEPA's own prompt
+    proposer: str = (
+        "compact"  # compact: one checked rule from the deduplicated failures, appended | gepa: GEPA's own prompt
+    )
     cache_evaluation: bool = True  # GEPA caches (candidate, example) scores: no example runs twice
 
 
@@ -71,8 +73,15 @@ class StreamProgram(dspy.Module):
         self.suite, self.budget, self.act = suite, budget, act
 
     def forward(self, stream: Stream) -> dspy.Prediction:
-        result = run_stream(self.agent, stream, self.suite, dspy.settings.lm, budget=self.budget,
-                            adapter=dspy.settings.adapter, act=self.act)
+        result = run_stream(
+            self.agent,
+            stream,
+            self.suite,
+            dspy.settings.lm,
+            budget=self.budget,
+            adapter=dspy.settings.adapter,
+            act=self.act,
+        )
         return dspy.Prediction(result=result, suite=self.suite)
 
 
@@ -102,9 +111,12 @@ def _gepa_options(config: OptimizeConfig, reflection_lm) -> dict:
         raise ValueError(f"unknown objective {config.objective!r}; known: {', '.join(OBJECTIVES)}")
     if config.proposer not in ("compact", "gepa"):
         raise ValueError(f"unknown proposer {config.proposer!r}; known: compact, gepa")
-    options = {"metric": OBJECTIVES[config.objective], "reflection_minibatch_size": config.minibatch,
-               "component_selector": writer_components if config.objective == "recall" else config.components,
-               "gepa_kwargs": {"cache_evaluation": config.cache_evaluation}}
+    options = {
+        "metric": OBJECTIVES[config.objective],
+        "reflection_minibatch_size": config.minibatch,
+        "component_selector": writer_components if config.objective == "recall" else config.components,
+        "gepa_kwargs": {"cache_evaluation": config.cache_evaluation},
+    }
     if config.proposer == "compact":
         options["instruction_proposer"] = CompactProposer(reflection_lm)
     return options
@@ -124,11 +136,18 @@ def instructions(program: dspy.Module) -> dict[str, str]:
 
 
 def _write_candidates(results, out: Path) -> None:
-    candidates = [{"index": i, "val_score": score, "parents": parents,
-                   "found_after_metric_calls": calls, "instructions": instructions(program)}
-                  for i, (program, score, parents, calls) in enumerate(zip(
-                      results.candidates, results.val_aggregate_scores, results.parents,
-                      results.discovery_eval_counts))]
+    candidates = [
+        {
+            "index": i,
+            "val_score": score,
+            "parents": parents,
+            "found_after_metric_calls": calls,
+            "instructions": instructions(program),
+        }
+        for i, (program, score, parents, calls) in enumerate(
+            zip(results.candidates, results.val_aggregate_scores, results.parents, results.discovery_eval_counts)
+        )
+    ]
     write_json(out / "candidates.json", {"best": results.best_idx, "candidates": candidates})
     pareto = {str(k): sorted(v) for k, v in results.per_val_instance_best_candidates.items()}
     write_json(out / "pareto.json", pareto)
@@ -159,14 +178,30 @@ def _compare(config: OptimizeConfig, lm_config: LMConfig, out: Path, lm, changed
     """Seed vs optimized on the held-out streams (files: the streams after train and val); the
     seed alone when GEPA accepted no candidate (``changed`` False: the same program twice)."""
     synthetic = config.suite == "synthetic"
-    held_out = {"seed": config.seed + 2, "tasks": config.test_tasks} if synthetic else {
-        "seed": config.train + config.val, "data": config.data}
-    entries = [Entry(label, EvalConfig(suite=config.suite, agent=agent, writer=config.writer,
-                                       buffer_share=config.buffer_share if agent == config.agent else 0.0,
-                                       actor=config.actor,
-                                       streams=config.test, budget=config.notes_budget,
-                                       threads=config.threads, **held_out), lm_config, lm)
-               for label, agent in (("seed", config.agent), ("optimized", str(out / "program.json")))]
+    held_out = (
+        {"seed": config.seed + 2, "tasks": config.test_tasks}
+        if synthetic
+        else {"seed": config.train + config.val, "data": config.data}
+    )
+    entries = [
+        Entry(
+            label,
+            EvalConfig(
+                suite=config.suite,
+                agent=agent,
+                writer=config.writer,
+                buffer_share=config.buffer_share if agent == config.agent else 0.0,
+                actor=config.actor,
+                streams=config.test,
+                budget=config.notes_budget,
+                threads=config.threads,
+                **held_out,
+            ),
+            lm_config,
+            lm,
+        )
+        for label, agent in (("seed", config.agent), ("optimized", str(out / "program.json")))
+    ]
     return compare(entries if changed else entries[:1], out, runs=out / "test")
 
 
@@ -176,9 +211,10 @@ def _examples(streams: list[Stream]) -> list[dspy.Example]:
 
 def windows(stream: Stream, size: int) -> list[Stream]:
     """Consecutive windows of ``size`` tasks cut from ``stream``; those without a question are dropped."""
-    cuts = [stream.tasks[i:i + size] for i in range(0, len(stream.tasks), size)]
-    return [Stream(f"{stream.id}/w{i}", tasks) for i, tasks in enumerate(cuts)
-            if any(task.is_question for task in tasks)]
+    cuts = [stream.tasks[i : i + size] for i in range(0, len(stream.tasks), size)]
+    return [
+        Stream(f"{stream.id}/w{i}", tasks) for i, tasks in enumerate(cuts) if any(task.is_question for task in tasks)
+    ]
 
 
 def split_streams(config: OptimizeConfig) -> tuple[Suite, list[Stream], list[Stream], dict]:
@@ -189,25 +225,41 @@ def split_streams(config: OptimizeConfig) -> tuple[Suite, list[Stream], list[Str
     if config.suite == "synthetic":
         suite = make_suite("synthetic", tasks=config.window)
         train, val = suite.streams(config.train, seed=config.seed), suite.streams(config.val, seed=config.seed + 1)
-        return suite, train, val, {"train_seed": config.seed, "val_seed": config.seed + 1, "test_seed": config.seed + 2,
-                                   "train": [s.id for s in train], "val": [s.id for s in val]}
+        return (
+            suite,
+            train,
+            val,
+            {
+                "train_seed": config.seed,
+                "val_seed": config.seed + 1,
+                "test_seed": config.seed + 2,
+                "train": [s.id for s in train],
+                "val": [s.id for s in val],
+            },
+        )
     if not config.data:
         raise ValueError(f"optimizing on the {config.suite} suite needs --data PATH")
     suite = make_suite(config.suite, path=config.data)
     wanted = config.train + config.val + config.test
     streams = suite.streams(wanted)
     if len(streams) < wanted:
-        raise ValueError(f"{config.data} holds {len(streams)} streams; optimize needs {wanted} disjoint ones "
-                         f"(--train {config.train} --val {config.val} --test {config.test}): lower them or add streams")
-    parts = {"train": streams[:config.train], "val": streams[config.train:config.train + config.val],
-             "test": streams[config.train + config.val:]}
+        raise ValueError(
+            f"{config.data} holds {len(streams)} streams; optimize needs {wanted} disjoint ones "
+            f"(--train {config.train} --val {config.val} --test {config.test}): lower them or add streams"
+        )
+    parts = {
+        "train": streams[: config.train],
+        "val": streams[config.train : config.train + config.val],
+        "test": streams[config.train + config.val :],
+    }
     train, val = ([w for s in parts[name] for w in windows(s, config.window)] for name in ("train", "val"))
     split = {name: [s.id for s in part] for name, part in parts.items()}
     return suite, train, val, {**split, "window": config.window, "train_windows": len(train), "val_windows": len(val)}
 
 
-def optimize(config: OptimizeConfig, lm_config: LMConfig, reflection: LMConfig, out: str | Path,
-             *, lm=None, reflection_lm=None) -> dict:
+def optimize(
+    config: OptimizeConfig, lm_config: LMConfig, reflection: LMConfig, out: str | Path, *, lm=None, reflection_lm=None
+) -> dict:
     """Run GEPA into ``out`` (resuming its checkpoint there) and compare on held-out streams."""
     out = Path(out)
     gepa_budget = _gepa_budget(config.budget)
@@ -222,18 +274,30 @@ def optimize(config: OptimizeConfig, lm_config: LMConfig, reflection: LMConfig, 
     trainset, valset = _examples(train), _examples(val)
     program = StreamProgram(agent, suite, budget, act=config.objective != "recall")
     threads = 1 if is_local(lm_config.spec) else config.threads
-    gepa = dspy.GEPA(reflection_lm=reflection_lm, log_dir=str(out / "gepa"), track_stats=True,
-                     num_threads=threads, seed=config.seed, use_merge=True, **options, **gepa_budget)
+    gepa = dspy.GEPA(
+        reflection_lm=reflection_lm,
+        log_dir=str(out / "gepa"),
+        track_stats=True,
+        num_threads=threads,
+        seed=config.seed,
+        use_merge=True,
+        **options,
+        **gepa_budget,
+    )
     with dspy.context(lm=lm, adapter=adapter_for(lm_config.spec)):
         optimized = gepa.compile(program, trainset=trainset, valset=valset)
     save_agent(optimized.agent, out / "program.json")
     results = optimized.detailed_results
     _write_candidates(results, out)
     _plot_curve(results, out)
-    summary = {"metric_calls": results.total_metric_calls, "candidates": len(results.candidates),
-               "best_val_score": results.val_aggregate_scores[results.best_idx],
-               "seed_val_score": results.val_aggregate_scores[0],
-               "seed_instructions": instructions(program), "optimized_instructions": instructions(optimized)}
+    summary = {
+        "metric_calls": results.total_metric_calls,
+        "candidates": len(results.candidates),
+        "best_val_score": results.val_aggregate_scores[results.best_idx],
+        "seed_val_score": results.val_aggregate_scores[0],
+        "seed_instructions": instructions(program),
+        "optimized_instructions": instructions(optimized),
+    }
     changed = summary["optimized_instructions"] != summary["seed_instructions"]
     summary["test"] = _compare(config, lm_config, out, lm, changed) if config.test else {}
     write_json(out / "summary.json", summary)

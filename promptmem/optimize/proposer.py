@@ -12,14 +12,17 @@ instructions. Candidates grow by one checked sentence per accepted step.
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import dspy
 
 from promptmem.roles import role_of
 
-ROLES = {"writer": "the writer, which edits the notes after each task for the tasks to come",
-         "actor": "the actor, which answers each question from the notes and the current observation"}
+ROLES = {
+    "writer": "the writer, which edits the notes after each task for the tasks to come",
+    "actor": "the actor, which answers each question from the notes and the current observation",
+}
 MAX_RULE_CHARS = 300
 _OP_LIKE = re.compile(r"\b(?:ADD|UPDATE|DELETE|NOOP)\b.*\b(?:ADD|UPDATE|DELETE|NOOP)\b")
 
@@ -66,8 +69,12 @@ class CompactProposer:
         self.propose = dspy.Predict(ProposeRule)
         self.rejected: list[str] = []
 
-    def __call__(self, candidate: dict[str, str], reflective_dataset: Mapping[str, Sequence[Mapping[str, Any]]],
-                 components_to_update: list[str]) -> dict[str, str]:
+    def __call__(
+        self,
+        candidate: dict[str, str],
+        reflective_dataset: Mapping[str, Sequence[Mapping[str, Any]]],
+        components_to_update: list[str],
+    ) -> dict[str, str]:
         proposals = {}
         for name in components_to_update:
             failures = failure_lines(reflective_dataset.get(name, ()), self.max_lines, self.max_chars)
@@ -75,8 +82,13 @@ class CompactProposer:
                 continue
             try:
                 with dspy.context(lm=self.lm):
-                    text = str(self.propose(step=ROLES[role_of(name) or "actor"], current_instructions=candidate[name],
-                                            mistakes="\n".join(failures)).rule)
+                    text = str(
+                        self.propose(
+                            step=ROLES[role_of(name) or "actor"],
+                            current_instructions=candidate[name],
+                            mistakes="\n".join(failures),
+                        ).rule
+                    )
             except Exception as err:  # noqa: BLE001 - an unusable proposal is skipped, not fatal
                 self.rejected.append(f"{type(err).__name__}: {str(err)[:200]}")
                 continue

@@ -44,15 +44,33 @@ def _trial(trial, config: TuneConfig, lm_config: LMConfig, reflection: LMConfig,
     agent, trial_dir = "seed", out / "trials" / str(trial.number)
     if config.gepa_budget:
         minibatch = trial.suggest_categorical("minibatch", list(config.minibatches))
-        optimize(OptimizeConfig(writer=writer, budget=config.gepa_budget, notes_budget=budget,
-                                minibatch=minibatch, test=0), lm_config, reflection,
-                 trial_dir / "optimize", lm=lm)
+        optimize(
+            OptimizeConfig(writer=writer, budget=config.gepa_budget, notes_budget=budget, minibatch=minibatch, test=0),
+            lm_config,
+            reflection,
+            trial_dir / "optimize",
+            lm=lm,
+        )
         agent = str(trial_dir / "optimize" / "program.json")
-    report = evaluate(EvalConfig(agent=agent, writer=writer, streams=config.streams, tasks=config.tasks,
-                                 seed=config.seed, budget=budget, top_k=top_k or None, baseline=False),
-                      lm_config, trial_dir / "eval", lm=lm, show_progress=False)
-    trial.set_user_attr("tokens_per_task", report.agent.cost.prompt_tokens_per_task
-                        + report.agent.cost.completion_tokens_per_task)
+    report = evaluate(
+        EvalConfig(
+            agent=agent,
+            writer=writer,
+            streams=config.streams,
+            tasks=config.tasks,
+            seed=config.seed,
+            budget=budget,
+            top_k=top_k or None,
+            baseline=False,
+        ),
+        lm_config,
+        trial_dir / "eval",
+        lm=lm,
+        show_progress=False,
+    )
+    trial.set_user_attr(
+        "tokens_per_task", report.agent.cost.prompt_tokens_per_task + report.agent.cost.completion_tokens_per_task
+    )
     if report.agent.questions == 0:
         raise optuna.TrialPruned("no questions in the tuning streams")
     return report.agent.score
@@ -68,12 +86,21 @@ def tune(config: TuneConfig, lm_config: LMConfig, reflection: LMConfig, out: str
     # workers starting together take turns creating the study's tables
     with open(out / "study.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        study = optuna.create_study(study_name="promptmem-tune", storage=f"sqlite:///{out / 'study.db'}",
-                                    direction="maximize", load_if_exists=True)
+        study = optuna.create_study(
+            study_name="promptmem-tune",
+            storage=f"sqlite:///{out / 'study.db'}",
+            direction="maximize",
+            load_if_exists=True,
+        )
     lm = lm or make_lm(lm_config)
-    study.optimize(lambda t: _trial(t, config, lm_config, reflection, out, lm), n_trials=config.trials,
-                   show_progress_bar=True)
-    best = {"value": study.best_value, "params": study.best_params, "trial": study.best_trial.number,
-            "trials": len(study.trials)}
+    study.optimize(
+        lambda t: _trial(t, config, lm_config, reflection, out, lm), n_trials=config.trials, show_progress_bar=True
+    )
+    best = {
+        "value": study.best_value,
+        "params": study.best_params,
+        "trial": study.best_trial.number,
+        "trials": len(study.trials),
+    }
     write_json(out / "best.json", best)
     return best

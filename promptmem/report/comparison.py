@@ -6,9 +6,9 @@ as ``comparison.json``, ``comparison.md`` and ``comparison.png`` in ``out``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 import dspy
 
@@ -30,17 +30,24 @@ class Entry:
 
 def row_of(report: Report) -> dict:
     cost = report.agent.cost
-    return {"score": report.agent.score, "memory_gain": report.memory_gain,
-            "notes_recall": report.agent.notes_recall, "per_stream": report.agent.per_stream,
-            "tokens_per_task": cost.prompt_tokens_per_task + cost.completion_tokens_per_task,
-            "seconds_per_task": cost.seconds_per_task}
+    return {
+        "score": report.agent.score,
+        "memory_gain": report.memory_gain,
+        "notes_recall": report.agent.notes_recall,
+        "per_stream": report.agent.per_stream,
+        "tokens_per_task": cost.prompt_tokens_per_task + cost.completion_tokens_per_task,
+        "seconds_per_task": cost.seconds_per_task,
+    }
 
 
 def markdown_table(rows: dict[str, dict], first: str = "program") -> str:
     lines = [f"| {first} | score | memory gain | notes recall | tokens/task | s/task |", "|---|---|---|---|---|---|"]
-    lines += [f"| {k} | {v['score']:.3f} | {v['memory_gain']:+.3f} | "
-              f"{'–' if v.get('notes_recall') is None else format(v['notes_recall'], '.3f')} | "
-              f"{v['tokens_per_task']:.0f} | {v['seconds_per_task']:.1f} |" for k, v in rows.items()]
+    lines += [
+        f"| {k} | {v['score']:.3f} | {v['memory_gain']:+.3f} | "
+        f"{'–' if v.get('notes_recall') is None else format(v['notes_recall'], '.3f')} | "
+        f"{v['tokens_per_task']:.0f} | {v['seconds_per_task']:.1f} |"
+        for k, v in rows.items()
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -64,8 +71,9 @@ def plot_comparison(rows: dict[str, dict], path: Path) -> None:
     plt.close(fig)
 
 
-def compare(entries: Sequence[Entry], out: str | Path, runs: str | Path | None = None,
-            first: str = "program") -> dict[str, dict]:
+def compare(
+    entries: Sequence[Entry], out: str | Path, runs: str | Path | None = None, first: str = "program"
+) -> dict[str, dict]:
     """Evaluate every entry (resuming finished ones; runs under ``runs``, default ``out``)
     and write the comparison files."""
     out = Path(out)

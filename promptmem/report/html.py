@@ -11,8 +11,8 @@ from pathlib import Path
 
 from promptmem.evaluate import EvalConfig, make_eval_suite
 from promptmem.files import RunDirError, write_text
-from promptmem.runner import StreamResult
 from promptmem.report.story import question_story, replay
+from promptmem.runner import StreamResult
 
 STYLE = """body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222}
 table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left;
@@ -27,8 +27,10 @@ def load_run(run_dir: Path) -> tuple[dict, dict, list[StreamResult]]:
         report = json.loads((run_dir / "report.json").read_text())
     except (OSError, ValueError) as err:
         raise RunDirError(f"{run_dir}: not a finished `promptmem eval` run ({err})") from err
-    results = [StreamResult.from_json(json.loads(p.read_text()))
-               for p in sorted((run_dir / "streams" / "agent").glob("*.json"))]
+    results = [
+        StreamResult.from_json(json.loads(p.read_text()))
+        for p in sorted((run_dir / "streams" / "agent").glob("*.json"))
+    ]
     return config, report, results
 
 
@@ -46,7 +48,7 @@ def _svg(draw) -> str:
     fig.savefig(buffer, format="svg")
     plt.close(fig)
     svg = buffer.getvalue()
-    return svg[svg.index("<svg"):]  # inline: without the XML declaration and doctype
+    return svg[svg.index("<svg") :]  # inline: without the XML declaration and doctype
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
@@ -56,10 +58,12 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
 
 
 def _run_section(name: str, config: dict, results: list[StreamResult]) -> str:
-    suite = make_eval_suite(EvalConfig(**{k: v for k, v in config["eval"].items()
-                                          if k in EvalConfig.__dataclass_fields__}))
-    tasks = {(s.id, t.id): t for s in suite.streams(config["eval"]["streams"], seed=config["eval"]["seed"])
-             for t in s.tasks}
+    suite = make_eval_suite(
+        EvalConfig(**{k: v for k, v in config["eval"].items() if k in EvalConfig.__dataclass_fields__})
+    )
+    tasks = {
+        (s.id, t.id): t for s in suite.streams(config["eval"]["streams"], seed=config["eval"]["seed"]) for t in s.tasks
+    }
     parts = [f"<h2>{html.escape(name)}: questions and notes</h2>"]
     for result in results:
         before, steps = replay(result)
@@ -71,31 +75,57 @@ def _run_section(name: str, config: dict, results: list[StreamResult]) -> str:
             task = tasks.get((result.stream_id, record.task_id))
             story = question_story(suite.evidence(task) if task else None, i, before, steps, positions)
             mark = "ok" if record.score else "miss"
-            rows.append([record.task_id, html.escape(record.question), html.escape(", ".join(record.gold)),
-                         f'<span class="{mark}">{html.escape(record.answer or "")}</span>',
-                         f"{record.score:.2f}" if record.score is not None else "–", html.escape(story)])
-        timeline = _table(["task", "written", "dropped", "notes"],
-                          [[s.task_id, "<br>".join(map(html.escape, s.written)),
-                            "<br>".join(map(html.escape, s.dropped)), str(s.notes)] for s in steps])
-        parts += [f"<h3>stream {html.escape(result.stream_id)}</h3>",
-                  _table(["task", "question", "gold", "answer", "score", "the notes and this question"], rows),
-                  f"<details><summary>notes over time ({len(result.final_notes)} kept at the end)</summary>"
-                  f"{timeline}</details>"]
+            rows.append(
+                [
+                    record.task_id,
+                    html.escape(record.question),
+                    html.escape(", ".join(record.gold)),
+                    f'<span class="{mark}">{html.escape(record.answer or "")}</span>',
+                    f"{record.score:.2f}" if record.score is not None else "–",
+                    html.escape(story),
+                ]
+            )
+        timeline = _table(
+            ["task", "written", "dropped", "notes"],
+            [
+                [
+                    s.task_id,
+                    "<br>".join(map(html.escape, s.written)),
+                    "<br>".join(map(html.escape, s.dropped)),
+                    str(s.notes),
+                ]
+                for s in steps
+            ],
+        )
+        parts += [
+            f"<h3>stream {html.escape(result.stream_id)}</h3>",
+            _table(["task", "question", "gold", "answer", "score", "the notes and this question"], rows),
+            f"<details><summary>notes over time ({len(result.final_notes)} kept at the end)</summary>"
+            f"{timeline}</details>",
+        ]
     return "\n".join(parts)
 
 
 def html_report(run_dirs: list[Path]) -> str:
     """The page for ``run_dirs`` (each a finished eval run), as one HTML string."""
     runs = [(d.name or str(d), *load_run(d)) for d in run_dirs]
-    summary = _table(["run", "agent", "LM", "score", "memory gain", "notes recall", "tokens/task", "s/task",
-                      "failed writes"],
-                     [[html.escape(name), html.escape(r["agent"]["agent"]), html.escape(c["lm"]["spec"]),
-                       f"{r['agent']['score']:.3f}",
-                       "–" if r.get("memory_gain") is None else f"{r['memory_gain']:+.3f}",
-                       "–" if r["agent"].get("notes_recall") is None else f"{r['agent']['notes_recall']:.3f}",
-                       f"{r['agent']['cost']['prompt_tokens_per_task'] + r['agent']['cost']['completion_tokens_per_task']:.0f}",
-                       f"{r['agent']['cost']['seconds_per_task']:.2f}", str(r["agent"]["write_failures"])]
-                      for name, c, r, _ in runs])
+    summary = _table(
+        ["run", "agent", "LM", "score", "memory gain", "notes recall", "tokens/task", "s/task", "failed writes"],
+        [
+            [
+                html.escape(name),
+                html.escape(r["agent"]["agent"]),
+                html.escape(c["lm"]["spec"]),
+                f"{r['agent']['score']:.3f}",
+                "–" if r.get("memory_gain") is None else f"{r['memory_gain']:+.3f}",
+                "–" if r["agent"].get("notes_recall") is None else f"{r['agent']['notes_recall']:.3f}",
+                f"{r['agent']['cost']['prompt_tokens_per_task'] + r['agent']['cost']['completion_tokens_per_task']:.0f}",
+                f"{r['agent']['cost']['seconds_per_task']:.2f}",
+                str(r["agent"]["write_failures"]),
+            ]
+            for name, c, r, _ in runs
+        ],
+    )
 
     def curves(ax):
         for name, _, report, _ in runs:
@@ -111,11 +141,19 @@ def html_report(run_dirs: list[Path]) -> str:
                 ax.step(range(1, len(steps) + 1), [s.notes for s in steps], where="post", label=name)
         ax.set(xlabel="task position (first stream)", ylabel="notes kept")
 
-    body = [f"<h1>promptmem report: {len(runs)} run(s)</h1>", summary, "<h2>Learning curves</h2>", _svg(curves),
-            "<h2>Notes kept over time</h2>", _svg(notes_size)]
+    body = [
+        f"<h1>promptmem report: {len(runs)} run(s)</h1>",
+        summary,
+        "<h2>Learning curves</h2>",
+        _svg(curves),
+        "<h2>Notes kept over time</h2>",
+        _svg(notes_size),
+    ]
     body += [_run_section(name, config, results) for name, config, _, results in runs]
-    return (f"<!doctype html><html><head><meta charset='utf-8'><title>promptmem report</title>"
-            f"<style>{STYLE}</style></head><body>{''.join(body)}</body></html>")
+    return (
+        f"<!doctype html><html><head><meta charset='utf-8'><title>promptmem report</title>"
+        f"<style>{STYLE}</style></head><body>{''.join(body)}</body></html>"
+    )
 
 
 def write_html_report(run_dirs: list[Path], out: Path) -> None:

@@ -20,8 +20,12 @@ from promptmem.programs.judge import Judge
 from promptmem.runner import StreamResult
 
 
-def judge_run(out: str | Path, lm: dspy.BaseLM, adapter: dspy.Adapter | None = None,
-              breakdown_keys: tuple[str, ...] = ("category_name",)) -> dict:
+def judge_run(
+    out: str | Path,
+    lm: dspy.BaseLM,
+    adapter: dspy.Adapter | None = None,
+    breakdown_keys: tuple[str, ...] = ("category_name",),
+) -> dict:
     """Judge every headline question of the agent's streams in ``out``; returns judge.json."""
     out = Path(out)
     paths = sorted((out / "streams" / "agent").glob("*.json"))
@@ -46,8 +50,11 @@ def judge_run(out: str | Path, lm: dspy.BaseLM, adapter: dspy.Adapter | None = N
                     if name in r.meta:
                         groups[f"{name}={r.meta[name]}"].append(cache[key])
             per_stream[result.stream_id] = round(mean(scores), 4) if scores else 0.0
-    report = {"j": round(mean(per_stream.values()), 4), "per_stream": per_stream,
-              "breakdown": {k: {"n": len(v), "j": round(mean(v), 4)} for k, v in sorted(groups.items())},
-              "judge_lm": getattr(lm, "model", str(lm))}
+    report = {
+        "j": round(mean(per_stream.values()), 4),
+        "per_stream": per_stream,
+        "breakdown": {k: {"n": len(v), "j": round(mean(v), 4)} for k, v in sorted(groups.items())},
+        "judge_lm": getattr(lm, "model", str(lm)),
+    }
     write_json(out / "judge.json", report)
     return report

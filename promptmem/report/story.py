@@ -45,8 +45,9 @@ def _holding(notes: dict[str, str], facts: tuple[Fact, ...]) -> str | None:
     return next((f"[{i}] {t}" for i, t in notes.items() if any(line_holds([t], f) for f in facts)), None)
 
 
-def question_story(evidence: Evidence | None, position: int, before: list[dict[str, str]],
-                   steps: list[Step], positions: dict[str, int]) -> str:
+def question_story(
+    evidence: Evidence | None, position: int, before: list[dict[str, str]], steps: list[Step], positions: dict[str, int]
+) -> str:
     """Why the notes did or did not hold a question's answer, in one sentence."""
     if evidence is None or not evidence.needed:
         return "no ground truth for this question"
@@ -67,5 +68,6 @@ def question_story(evidence: Evidence | None, position: int, before: list[dict[s
         if not _holding(before[later + 1] if later + 1 < len(before) else {}, evidence.needed):
             lost = next((t for t in steps[later].dropped if any(line_holds([t], f) for f in evidence.needed)), "")
             return f"written after {steps[at].task_id}, lost by the write after {steps[later].task_id}" + (
-                f" (dropped: {lost})" if lost else "")
+                f" (dropped: {lost})" if lost else ""
+            )
     return "written, but not kept"

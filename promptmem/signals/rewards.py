@@ -18,15 +18,14 @@ trace rows; both roles re-use the agent's own parsing (adapter + ``Writer.to_wri
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from statistics import mean
-from typing import Callable, Sequence
-
-from promptmem.roles import Write
 
 from promptmem.feedback import holding_fact
 from promptmem.memory import InMemoryStore, Note, Snapshot
 from promptmem.recall import notes_recall
+from promptmem.roles import Write
 from promptmem.tasks import Suite, Task
 
 AnswerFn = Callable[[str, Task], str]  # (rendered notes, task) -> answer
@@ -53,14 +52,18 @@ def memory_after(state: WriterState, write: Write) -> InMemoryStore:
     return memory
 
 
-def writer_credit(state: WriterState, write: Write, answer_fn: AnswerFn, suite: Suite,
-                  parse_penalty: float = 0.5) -> float:
+def writer_credit(
+    state: WriterState, write: Write, answer_fn: AnswerFn, suite: Suite, parse_penalty: float = 0.5
+) -> float:
     """Next-k score after this write, minus the recent-k baseline, minus ``parse_penalty``
     when the write was (partly) unusable (``write.error``)."""
     memory = memory_after(state, write)
     questions = [t for t in state.next_tasks if t.is_question]
-    score = mean(suite.score(t, answer_fn(memory.render(t.question), t)).score
-                 for t in questions) if questions else state.baseline
+    score = (
+        mean(suite.score(t, answer_fn(memory.render(t.question), t)).score for t in questions)
+        if questions
+        else state.baseline
+    )
     return score - state.baseline - (parse_penalty if write.error else 0.0)
 
 
@@ -69,8 +72,11 @@ def writer_recall(state: WriterState, write: Write, suite: Suite, parse_penalty:
     those whose answers the suite knows, minus ``parse_penalty`` when the write was (partly)
     unusable; None when the suite knows none of them. No LM call."""
     memory = memory_after(state, write)
-    known = [r for r in (notes_recall(suite.evidence(t), memory.render(t.question))
-                         for t in state.next_tasks if t.is_question) if r is not None]
+    known = [
+        r
+        for r in (notes_recall(suite.evidence(t), memory.render(t.question)) for t in state.next_tasks if t.is_question)
+        if r is not None
+    ]
     return mean(known) - (parse_penalty if write.error else 0.0) if known else None
 
 
@@ -78,8 +84,9 @@ def _by_id(notes: Sequence[Note]) -> dict[str, str]:
     return {note.id: note.text for note in notes}
 
 
-def discovery(before: Sequence[Note], after: Sequence[Note], task: Task, suite: Suite,
-              judge: DiscoveryFn | None = None) -> float:
+def discovery(
+    before: Sequence[Note], after: Sequence[Note], task: Task, suite: Suite, judge: DiscoveryFn | None = None
+) -> float:
     """Share of the facts the task states (``suite.stated``) that ``after`` holds and ``before``
     did not; where the suite states none, ``judge(before, after, task)``, or 0."""
     facts = suite.stated(task)
@@ -90,8 +97,15 @@ def discovery(before: Sequence[Note], after: Sequence[Note], task: Task, suite: 
     return len(gained) / len(facts)
 
 
-def actor_reward(score: float, before: Sequence[Note], after: Sequence[Note], task: Task, suite: Suite,
-                 weight: float = 0.5, judge: DiscoveryFn | None = None) -> float:
+def actor_reward(
+    score: float,
+    before: Sequence[Note],
+    after: Sequence[Note],
+    task: Task,
+    suite: Suite,
+    weight: float = 0.5,
+    judge: DiscoveryFn | None = None,
+) -> float:
     """Task score plus ``weight`` × discovery of the write that followed the answer."""
     return score + weight * discovery(before, after, task, suite, judge)
 

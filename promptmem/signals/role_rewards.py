@@ -15,10 +15,12 @@ the role's empty output skeleton, so a student still learning the format gets a 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from difflib import SequenceMatcher
-from typing import Sequence
 
 import dspy
+
+from promptmem.roles import Write
 from promptmem.signals.rewards import (
     DiscoveryFn,
     WriterState,
@@ -29,8 +31,6 @@ from promptmem.signals.rewards import (
     writer_recall,
 )
 from promptmem.signals.traces import TraceRow, writer_state
-from promptmem.roles import Write
-
 from promptmem.tasks import Stream, Suite, Task
 
 
@@ -39,8 +39,9 @@ def check_one_call_writer(agent) -> None:
     make one call (ops, facts, notes); writers in code (append-raw) make none."""
     writer = agent.writer
     if writer is not None and writer.predictors() and not hasattr(writer, "to_write"):
-        raise ValueError(f"GRPO writer credit needs a one-call writer (ops, facts or notes), not "
-                         f"{type(writer).__name__}")
+        raise ValueError(
+            f"GRPO writer credit needs a one-call writer (ops, facts or notes), not {type(writer).__name__}"
+        )
 
 
 class RoleRewards:
@@ -50,10 +51,22 @@ class RoleRewards:
 
     __name__ = "role_reward"  # TRL logs each reward function under its name
 
-    def __init__(self, agent, rows: Sequence[TraceRow], streams: Sequence[Stream], suite: Suite,
-                 lm: dspy.BaseLM, adapter: dspy.Adapter, *, run_adapter: dspy.Adapter | None = None,
-                 horizon: int = 3, discovery_weight: float = 0.5, parse_penalty: float = 0.5,
-                 judge: DiscoveryFn | None = None, writer_reward: str = "recall"):
+    def __init__(
+        self,
+        agent,
+        rows: Sequence[TraceRow],
+        streams: Sequence[Stream],
+        suite: Suite,
+        lm: dspy.BaseLM,
+        adapter: dspy.Adapter,
+        *,
+        run_adapter: dspy.Adapter | None = None,
+        horizon: int = 3,
+        discovery_weight: float = 0.5,
+        parse_penalty: float = 0.5,
+        judge: DiscoveryFn | None = None,
+        writer_reward: str = "recall",
+    ):
         if writer_reward not in ("recall", "credit"):
             raise ValueError(f"writer_reward must be recall or credit, not {writer_reward!r}")
         if any(r.role == "writer" for r in rows):
@@ -78,7 +91,8 @@ class RoleRewards:
         if self._parse(row, text) is not None:
             return 1.0
         skeleton = self.adapter.format_assistant_message_content(
-            signature, {name: "" for name in signature.output_fields})
+            signature, {name: "" for name in signature.output_fields}
+        )
         return SequenceMatcher(None, text, skeleton).ratio()
 
     def _parse(self, row: TraceRow, text: str) -> dict | None:
@@ -99,8 +113,11 @@ class RoleRewards:
         state = writer_state(row, self.streams[row.stream_id], self.horizon)
         writer = self.agent.writer
         raw = (fields or {}).get(writer.output_field)
-        write = writer.to_write(state.snapshot.notes, raw, state.budget) if raw is not None \
+        write = (
+            writer.to_write(state.snapshot.notes, raw, state.budget)
+            if raw is not None
             else Write(error="unreadable completion")
+        )
         return state, write
 
     def writer_recall(self, row: TraceRow, text: str) -> float | None:
@@ -135,5 +152,6 @@ class RoleRewards:
         except Exception:  # noqa: BLE001 - no write, no discovery
             write = Write()
         after = memory_after(state, write).notes()
-        return actor_reward(outcome.score, state.snapshot.notes, after, state.task, self.suite,
-                            self.discovery_weight, self.judge)
+        return actor_reward(
+            outcome.score, state.snapshot.notes, after, state.task, self.suite, self.discovery_weight, self.judge
+        )

@@ -19,18 +19,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from statistics import mean
-from typing import Callable
 
 import dspy
-from promptmem.signals.rewards import WriterState, writer_recall
 
 from promptmem.memory import InMemoryStore, Note, Snapshot
-from promptmem.roles import role_of
 from promptmem.progress import task_bar
+from promptmem.roles import role_of
 from promptmem.runner import run_task
+from promptmem.signals.rewards import WriterState, writer_recall
 from promptmem.tasks import Stream, Suite
 
 TRACE_FORMAT = "promptmem.signals.traces/1"
@@ -66,7 +66,7 @@ class TraceRow:
         return {"format": TRACE_FORMAT, **asdict(self)}
 
     @classmethod
-    def from_json(cls, data: dict) -> "TraceRow":
+    def from_json(cls, data: dict) -> TraceRow:
         if data.get("format") != TRACE_FORMAT:
             raise ValueError(f"not a {TRACE_FORMAT} row (format={data.get('format')!r})")
         return cls(**{k: v for k, v in data.items() if k != "format"})
@@ -80,7 +80,7 @@ def recent_baseline(scores: list[float], k: int) -> float:
 def next_questions_window(stream: Stream, position: int, k: int) -> tuple:
     """The tasks after ``position`` up to and including the k-th question."""
     window, questions = [], 0
-    for task in stream.tasks[position + 1:]:
+    for task in stream.tasks[position + 1 :]:
         window.append(task)
         questions += task.is_question
         if questions == k:
@@ -91,9 +91,13 @@ def next_questions_window(stream: Stream, position: int, k: int) -> tuple:
 def writer_state(row: TraceRow, stream: Stream, horizon: int) -> WriterState:
     """The ``WriterState`` a writer row's prompt was rendered from."""
     snapshot = Snapshot(tuple(Note(i, t) for i, t in row.notes), row.next_id, 0)
-    return WriterState(snapshot, budget=row.budget, task=stream.tasks[row.position],
-                       next_tasks=next_questions_window(stream, row.position, horizon),
-                       baseline=row.baseline)
+    return WriterState(
+        snapshot,
+        budget=row.budget,
+        task=stream.tasks[row.position],
+        next_tasks=next_questions_window(stream, row.position, horizon),
+        baseline=row.baseline,
+    )
 
 
 @dataclass(frozen=True)
@@ -139,9 +143,16 @@ def _best_sample(predictor, inputs: dict, greedy: dspy.Prediction, rank, samplin
     return candidates[best], [reward for reward, _ in ranked], ranked[best][1]
 
 
-def trace_stream(agent, stream: Stream, suite: Suite, budget: int, adapter: dspy.Adapter,
-                 horizon: int = 3, on_task: Callable[[], None] | None = None,
-                 sampling: Sampling = Sampling()) -> list[TraceRow]:
+def trace_stream(
+    agent,
+    stream: Stream,
+    suite: Suite,
+    budget: int,
+    adapter: dspy.Adapter,
+    horizon: int = 3,
+    on_task: Callable[[], None] | None = None,
+    sampling: Sampling = Sampling(),
+) -> list[TraceRow]:
     """Run ``agent`` over ``stream`` (under the caller's LM) and return its calls as rows;
     ``on_task`` is called after each task."""
     names = {id(predictor): name for name, predictor in agent.named_predictors()}
@@ -157,8 +168,13 @@ def trace_stream(agent, stream: Stream, suite: Suite, budget: int, adapter: dspy
             name = names.get(id(predictor), "")
             role = role_of(name) or name
             score, write_error, rewards = record.score, record.write_error, []
-            best = _best_sample(predictor, inputs, outputs,
-                                lambda out: _role_reward(agent, role, out, state, suite), sampling)
+            best = _best_sample(
+                predictor,
+                inputs,
+                outputs,
+                lambda out, role=role, state=state: _role_reward(agent, role, out, state, suite),
+                sampling,
+            )
             if best:
                 outputs, rewards, error = best
                 if role == "actor":
@@ -167,17 +183,31 @@ def trace_stream(agent, stream: Stream, suite: Suite, budget: int, adapter: dspy
                     write_error = error
             prompt = adapter.format(predictor.signature, predictor.demos, inputs)
             completion = adapter.format_assistant_message_content(predictor.signature, outputs.toDict())
-            rows.append(TraceRow(
-                role=role, predictor=name, stream_id=stream.id, position=position, task_id=task.id,
-                prompt=prompt, completion=completion, score=score,
-                write_error=write_error, notes=[[n.id, n.text] for n in snapshot.notes],
-                next_id=snapshot.next_id, budget=budget, baseline=baseline, sample_rewards=rewards))
+            rows.append(
+                TraceRow(
+                    role=role,
+                    predictor=name,
+                    stream_id=stream.id,
+                    position=position,
+                    task_id=task.id,
+                    prompt=prompt,
+                    completion=completion,
+                    score=score,
+                    write_error=write_error,
+                    notes=[[n.id, n.text] for n in snapshot.notes],
+                    next_id=snapshot.next_id,
+                    budget=budget,
+                    baseline=baseline,
+                    sample_rewards=rewards,
+                )
+            )
         if record.score is not None:
             answered.append((position, record.score))
         if on_task:
             on_task()
-    return [replace(row, credit=_realized_credit(row, answered, horizon)) if row.role == "writer" else row
-            for row in rows]
+    return [
+        replace(row, credit=_realized_credit(row, answered, horizon)) if row.role == "writer" else row for row in rows
+    ]
 
 
 def _realized_credit(row: TraceRow, answered: list[tuple[int, float]], k: int) -> float | None:
@@ -186,10 +216,20 @@ def _realized_credit(row: TraceRow, answered: list[tuple[int, float]], k: int) -
     return mean(later) - row.baseline if later else None
 
 
-def export_traces(agent, streams: list[Stream], suite: Suite, lm: dspy.BaseLM, budget: int,
-                  adapter: dspy.Adapter, out: str | Path, *, horizon: int = 3,
-                  run_adapter: dspy.Adapter | None = None, sampling: Sampling = Sampling(),
-                  show_progress: bool = True) -> list[TraceRow]:
+def export_traces(
+    agent,
+    streams: list[Stream],
+    suite: Suite,
+    lm: dspy.BaseLM,
+    budget: int,
+    adapter: dspy.Adapter,
+    out: str | Path,
+    *,
+    horizon: int = 3,
+    run_adapter: dspy.Adapter | None = None,
+    sampling: Sampling = Sampling(),
+    show_progress: bool = True,
+) -> list[TraceRow]:
     """Trace every stream into ``out/<stream>.jsonl`` (streams already there are read, not
     rerun) and return all rows. ``adapter`` formats the rows (the student's format);
     ``run_adapter`` runs the teacher (default: the same); ``sampling``: rejection sampling."""
@@ -200,8 +240,16 @@ def export_traces(agent, streams: list[Stream], suite: Suite, lm: dspy.BaseLM, b
         bar = progress.add_task(f"tracing {len(pending)} streams", total=sum(len(s.tasks) for s in pending))
         for stream in pending:
             with dspy.context(lm=lm, adapter=run_adapter or adapter):
-                traced = trace_stream(agent, stream, suite, budget, adapter, horizon,
-                                      on_task=lambda: progress.advance(bar), sampling=sampling)
+                traced = trace_stream(
+                    agent,
+                    stream,
+                    suite,
+                    budget,
+                    adapter,
+                    horizon,
+                    on_task=lambda: progress.advance(bar),
+                    sampling=sampling,
+                )
             path = out / f"{stream.id}.jsonl"
             tmp = path.with_suffix(".partial")
             tmp.write_text("".join(json.dumps(r.to_json()) + "\n" for r in traced))
@@ -216,14 +264,20 @@ def sampling_report(rows: list[TraceRow], threshold: float) -> dict:
     report = {}
     for role in ("actor", "writer"):
         sampled = [r.sample_rewards for r in rows if r.role == role and r.sample_rewards]
-        report[role] = {"rows": sum(r.role == role for r in rows), "sampled": len(sampled),
-                        "samples": max(map(len, sampled), default=1)}
+        report[role] = {
+            "rows": sum(r.role == role for r in rows),
+            "sampled": len(sampled),
+            "samples": max(map(len, sampled), default=1),
+        }
         if sampled:
-            report[role].update({
-                "greedy_reward": round(mean(s[0] for s in sampled), 4),
-                "best_reward": round(mean(max(s) for s in sampled), 4),
-                "pass_at_1": round(mean(s[0] >= threshold for s in sampled), 4),
-                "pass_at_k": round(mean(max(s) >= threshold for s in sampled), 4)})
+            report[role].update(
+                {
+                    "greedy_reward": round(mean(s[0] for s in sampled), 4),
+                    "best_reward": round(mean(max(s) for s in sampled), 4),
+                    "pass_at_1": round(mean(s[0] >= threshold for s in sampled), 4),
+                    "pass_at_k": round(mean(max(s) >= threshold for s in sampled), 4),
+                }
+            )
     return report
 
 

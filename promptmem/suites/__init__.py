@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from promptmem.suites.jsonl import JsonlFormatError, JsonlSuite, load_streams
 from promptmem.suites.locomo import LocomoFormatError, LocomoSuite, load_locomo
@@ -23,5 +23,15 @@ def make_suite(name: str, **options) -> Suite:
     return SUITES[name][0](**options)
 
 
-__all__ = ["SUITES", "make_suite", "SyntheticConfig", "SyntheticSuite", "JsonlSuite",
-           "JsonlFormatError", "load_streams", "LocomoSuite", "LocomoFormatError", "load_locomo"]
+__all__ = [
+    "SUITES",
+    "make_suite",
+    "SyntheticConfig",
+    "SyntheticSuite",
+    "JsonlSuite",
+    "JsonlFormatError",
+    "load_streams",
+    "LocomoSuite",
+    "LocomoFormatError",
+    "load_locomo",
+]

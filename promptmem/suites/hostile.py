@@ -56,8 +56,10 @@ class HostileSuite:
         return self.base.score(task, answer)
 
     def describe(self) -> dict:
-        return {**self.base.describe(), "hostile": {"rate": self.config.rate,
-                                                    "oversized_chars": self.config.oversized_chars}}
+        return {
+            **self.base.describe(),
+            "hostile": {"rate": self.config.rate, "oversized_chars": self.config.oversized_chars},
+        }
 
     def evidence(self, task: Task) -> Evidence | None:
         return self.base.evidence(task)

@@ -81,8 +81,12 @@ def _ids(value: Any) -> tuple[str, ...]:
 
 
 def _is_fact(raw: Any) -> bool:
-    return isinstance(raw, dict) and set(raw) <= {"value", "subject"} \
-        and isinstance(raw.get("value"), str) and isinstance(raw.get("subject", ""), str)
+    return (
+        isinstance(raw, dict)
+        and set(raw) <= {"value", "subject"}
+        and isinstance(raw.get("value"), str)
+        and isinstance(raw.get("subject", ""), str)
+    )
 
 
 def _check_meta(meta: dict, known: set[str], path: Path, line: int, where: str) -> None:
@@ -96,8 +100,7 @@ def _check_meta(meta: dict, known: set[str], path: Path, line: int, where: str) 
             _fail(path, line, f"{where}.{key}", "must be a task id or a list of task ids")
         unknown = [i for i in _ids(ids) if i not in known]
         if unknown:
-            _fail(path, line, f"{where}.{key}",
-                  f"{unknown[0]!r} is not this task or an earlier one of the stream")
+            _fail(path, line, f"{where}.{key}", f"{unknown[0]!r} is not this task or an earlier one of the stream")
     stale = meta.get("stale", [])
     if not isinstance(stale, list) or not all(isinstance(v, str) for v in stale):
         _fail(path, line, f"{where}.stale", "must be a list of strings")
@@ -139,9 +142,11 @@ def load_streams(path: str | Path) -> list[Stream]:
     try:
         content = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as err:
-        line = path.read_bytes()[:err.start].count(b"\n") + 1
-        raise JsonlFormatError(f"{path}, line {line}: not UTF-8 text (byte {err.object[err.start]:#04x} "
-                               f"at offset {err.start}); save the file as UTF-8") from err
+        line = path.read_bytes()[: err.start].count(b"\n") + 1
+        raise JsonlFormatError(
+            f"{path}, line {line}: not UTF-8 text (byte {err.object[err.start]:#04x} "
+            f"at offset {err.start}); save the file as UTF-8"
+        ) from err
     streams, seen = [], {}
     for line, text in enumerate(content.splitlines(), start=1):
         if not text.strip():
@@ -169,7 +174,7 @@ class JsonlSuite:
 
     def streams(self, n: int, seed: int = 0) -> list[Stream]:
         """n streams of the file in file order, from the ``seed``-th (0: the first; the file fixes the order)."""
-        return self._streams[seed:seed + n]
+        return self._streams[seed : seed + n]
 
     def score(self, task: Task, answer: str) -> Outcome:
         score = score_answer(task.scorer, answer, task.answer)
@@ -184,9 +189,13 @@ class JsonlSuite:
         if not task.is_question:
             return None
         meta = task.meta
-        return Evidence(needed=tuple(Fact(a, meta.get("subject", "")) for a in task.answer),
-                        stated_in=_ids(meta.get("revealed_in")), updated_in=_ids(meta.get("updated_in")),
-                        stale=tuple(meta.get("stale", ())), current=meta.get("current", False))
+        return Evidence(
+            needed=tuple(Fact(a, meta.get("subject", "")) for a in task.answer),
+            stated_in=_ids(meta.get("revealed_in")),
+            updated_in=_ids(meta.get("updated_in")),
+            stale=tuple(meta.get("stale", ())),
+            current=meta.get("current", False),
+        )
 
     def stated(self, task: Task) -> tuple[Fact, ...]:
         """The facts listed in ``meta.states`` (empty without it)."""

@@ -32,8 +32,7 @@ def _fail(where: str, problem: str) -> None:
 
 
 def _turn_text(turn: Any, where: str) -> str:
-    if not isinstance(turn, dict) or not isinstance(turn.get("speaker"), str) \
-            or not isinstance(turn.get("text"), str):
+    if not isinstance(turn, dict) or not isinstance(turn.get("speaker"), str) or not isinstance(turn.get("text"), str):
         _fail(where, "each turn needs a 'speaker' and a 'text' string")
     caption = turn.get("blip_caption")
     photo = f" [shares a photo: {caption}]" if isinstance(caption, str) and caption else ""
@@ -77,11 +76,16 @@ def _qa_task(qa: Any, index: int, where: str, last_session: int) -> tuple[int, T
     if gold is None:
         _fail(f"{where}.answer", "missing")
     session = max(evidence_sessions(qa.get("evidence") or []), default=last_session)
-    meta = {"category": category, "category_name": CATEGORIES[category],
-            "evidence": qa.get("evidence") or [], "evidence_session": session,
-            "headline": category != 5}
-    task = Task(id=f"q{index:03d}", observation="", question=qa["question"],
-                answer=(str(gold),), scorer="locomo", meta=meta)
+    meta = {
+        "category": category,
+        "category_name": CATEGORIES[category],
+        "evidence": qa.get("evidence") or [],
+        "evidence_session": session,
+        "headline": category != 5,
+    }
+    task = Task(
+        id=f"q{index:03d}", observation="", question=qa["question"], answer=(str(gold),), scorer="locomo", meta=meta
+    )
     return min(session, last_session), task
 
 
@@ -92,8 +96,7 @@ def evenly_spaced(items: list, n: int | None) -> list:
     return [items[i * len(items) // n] for i in range(n)]
 
 
-def conversation_stream(raw: Any, index: int, questions_at_end: bool = False,
-                        questions: int | None = None) -> Stream:
+def conversation_stream(raw: Any, index: int, questions_at_end: bool = False, questions: int | None = None) -> Stream:
     """One LoCoMo conversation as a stream (sessions, with questions after their evidence);
     ``questions`` keeps an evenly spaced sample of that many QA items (file order)."""
     sample_id = raw.get("sample_id") if isinstance(raw, dict) else None
@@ -126,8 +129,9 @@ def load_locomo(path: str | Path, questions_at_end: bool = False, questions: int
     except json.JSONDecodeError as err:
         raise LocomoFormatError(f"{path}: not valid JSON ({err.msg} at line {err.lineno})") from err
     except UnicodeDecodeError as err:
-        raise LocomoFormatError(f"{path}: not UTF-8 text (byte {err.object[err.start]:#04x} at offset "
-                                f"{err.start}); save the file as UTF-8") from err
+        raise LocomoFormatError(
+            f"{path}: not UTF-8 text (byte {err.object[err.start]:#04x} at offset {err.start}); save the file as UTF-8"
+        ) from err
     if not isinstance(data, list) or not data:
         raise LocomoFormatError(f"{path}: expected a non-empty list of conversations")
     return [conversation_stream(raw, i, questions_at_end, questions) for i, raw in enumerate(data)]
@@ -139,15 +143,16 @@ class LocomoSuite:
     name = "locomo"
     breakdown_keys = ("category_name",)
 
-    def __init__(self, path: str | Path, questions_at_end: bool = False, budget: int = 2000,
-                 questions: int | None = None):
+    def __init__(
+        self, path: str | Path, questions_at_end: bool = False, budget: int = 2000, questions: int | None = None
+    ):
         self.path, self.questions_at_end, self.questions = Path(path), questions_at_end, questions
         self._streams = load_locomo(self.path, questions_at_end, questions)
         self.notes_budget = budget
 
     def streams(self, n: int, seed: int = 0) -> list[Stream]:
         """n conversations in file order, from the ``seed``-th (0: the first; the file fixes the order)."""
-        return self._streams[seed:seed + n]
+        return self._streams[seed : seed + n]
 
     def score(self, task: Task, answer: str) -> Outcome:
         category, gold = task.meta["category"], task.answer[0]
@@ -175,5 +180,10 @@ class LocomoSuite:
         return ()
 
     def describe(self) -> dict:
-        return {"name": self.name, "path": str(self.path), "questions_at_end": self.questions_at_end,
-                "questions": self.questions, "budget": self.notes_budget}
+        return {
+            "name": self.name,
+            "path": str(self.path),
+            "questions_at_end": self.questions_at_end,
+            "questions": self.questions,
+            "budget": self.notes_budget,
+        }

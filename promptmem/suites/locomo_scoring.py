@@ -75,5 +75,4 @@ def bleu1(prediction: str, gold: str) -> float:
     pred, ref = normalize_answer(prediction).split(), normalize_answer(gold).split()
     if not pred or not ref:
         return 0.0
-    return sentence_bleu([ref], pred, weights=(1, 0, 0, 0),
-                         smoothing_function=SmoothingFunction().method1)
+    return sentence_bleu([ref], pred, weights=(1, 0, 0, 0), smoothing_function=SmoothingFunction().method1)

@@ -18,13 +18,31 @@ from dataclasses import asdict, dataclass
 
 from promptmem.tasks import Evidence, Fact, Outcome, Stream, Task
 
-SERVICES = ["billing-api", "auth-gateway", "search-indexer", "ledger-db", "mail-relay",
-            "image-resizer", "feature-flags", "payments-worker", "geo-cache", "audit-log",
-            "report-builder", "session-store"]
-PEOPLE = ["Priya", "Tomas", "Keiko", "Omar", "Lena", "Diego", "Amara", "Felix", "Sana",
-          "Jonah", "Mira", "Kwame"]
-REGIONS = ["eu-west-1", "eu-central-2", "us-east-2", "us-west-1", "ap-south-1",
-           "ap-northeast-3", "sa-east-1", "ca-central-1"]
+SERVICES = [
+    "billing-api",
+    "auth-gateway",
+    "search-indexer",
+    "ledger-db",
+    "mail-relay",
+    "image-resizer",
+    "feature-flags",
+    "payments-worker",
+    "geo-cache",
+    "audit-log",
+    "report-builder",
+    "session-store",
+]
+PEOPLE = ["Priya", "Tomas", "Keiko", "Omar", "Lena", "Diego", "Amara", "Felix", "Sana", "Jonah", "Mira", "Kwame"]
+REGIONS = [
+    "eu-west-1",
+    "eu-central-2",
+    "us-east-2",
+    "us-west-1",
+    "ap-south-1",
+    "ap-northeast-3",
+    "sa-east-1",
+    "ca-central-1",
+]
 DRINKS = ["oat latte", "green tea", "espresso", "cold brew", "chai", "hot chocolate"]
 ROOMS = ["Falcon", "Juniper", "Atlas", "Harbor", "Quartz", "Willow"]
 WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"]
@@ -43,18 +61,34 @@ class KeyKind:
 
 
 KEY_KINDS = {
-    "port": KeyKind("port", "{s} listens on port {v}", "{s} has moved to port {v}",
-                    "Which port does {s} listen on? Reply with the port number only.",
-                    r"\b\d{4,5}\b"),
-    "owner": KeyKind("owner", "{v} owns {s}", "{s} is now owned by {v}",
-                     "Who owns {s}? Reply with the first name only.",
-                     r"\b(?:" + "|".join(PEOPLE) + r")\b"),
-    "region": KeyKind("region", "{s} is deployed in {v}", "{s} was migrated to {v}",
-                      "Which region is {s} deployed in? Reply with the region code only.",
-                      r"\b[a-z]{2}-[a-z]+-\d\b"),
-    "version": KeyKind("version", "{s} runs version {v}", "{s} was upgraded to version {v}",
-                       "Which version does {s} run? Reply with the version number only.",
-                       r"\b\d+\.\d+\.\d+\b"),
+    "port": KeyKind(
+        "port",
+        "{s} listens on port {v}",
+        "{s} has moved to port {v}",
+        "Which port does {s} listen on? Reply with the port number only.",
+        r"\b\d{4,5}\b",
+    ),
+    "owner": KeyKind(
+        "owner",
+        "{v} owns {s}",
+        "{s} is now owned by {v}",
+        "Who owns {s}? Reply with the first name only.",
+        r"\b(?:" + "|".join(PEOPLE) + r")\b",
+    ),
+    "region": KeyKind(
+        "region",
+        "{s} is deployed in {v}",
+        "{s} was migrated to {v}",
+        "Which region is {s} deployed in? Reply with the region code only.",
+        r"\b[a-z]{2}-[a-z]+-\d\b",
+    ),
+    "version": KeyKind(
+        "version",
+        "{s} runs version {v}",
+        "{s} was upgraded to version {v}",
+        "Which version does {s} run? Reply with the version number only.",
+        r"\b\d+\.\d+\.\d+\b",
+    ),
 }
 
 DISTRACTORS = [
@@ -98,11 +132,12 @@ class _World:
     def new_value(self, kind: str, avoid: set[str]) -> str:
         rng = self.rng
         while True:
-            value = {"port": lambda: str(rng.randint(3000, 9899)),
-                     "owner": lambda: rng.choice(self.people),
-                     "region": lambda: rng.choice(REGIONS),
-                     "version": lambda: f"{rng.randint(1, 9)}.{rng.randint(0, 19)}.{rng.randint(0, 9)}",
-                     }[kind]()
+            value = {
+                "port": lambda: str(rng.randint(3000, 9899)),
+                "owner": lambda: rng.choice(self.people),
+                "region": lambda: rng.choice(REGIONS),
+                "version": lambda: f"{rng.randint(1, 9)}.{rng.randint(0, 19)}.{rng.randint(0, 9)}",
+            }[kind]()
             if value not in avoid:
                 return value
 
@@ -120,7 +155,9 @@ class _World:
         if not is_update:
             self.unrevealed.remove(key)
         self.current[key] = {
-            "service": service, "kind": kind, "value": value,
+            "service": service,
+            "kind": kind,
+            "value": value,
             "revealed_in": old["revealed_in"] if old else position,
             "stated_in": position,
             "updated_in": (old["updated_in"] + [position]) if old else [],
@@ -129,18 +166,23 @@ class _World:
         }
         template = KEY_KINDS[kind].update if is_update else KEY_KINDS[kind].reveal
         text = template.format(s=service, v=value)
-        return {"text": text, "service": service, "kind": kind, "value": value,
-                "type": "update" if is_update else "reveal"}
+        return {
+            "text": text,
+            "service": service,
+            "kind": kind,
+            "value": value,
+            "type": "update" if is_update else "reveal",
+        }
 
     def distractor(self) -> dict:
-        text = self.rng.choice(DISTRACTORS)(self.rng, self.rng.choice(self.services),
-                                            self.rng.choice(self.people))
+        text = self.rng.choice(DISTRACTORS)(self.rng, self.rng.choice(self.services), self.rng.choice(self.people))
         return {"text": text, "type": "distractor"}
 
     def recall_candidates(self, position: int) -> list[tuple[str, str]]:
         lo, hi = self.config.min_delay, self.config.max_delay
-        return [key for key, fact in self.current.items()
-                if not fact["asked"] and lo <= position - fact["stated_in"] <= hi]
+        return [
+            key for key, fact in self.current.items() if not fact["asked"] and lo <= position - fact["stated_in"] <= hi
+        ]
 
 
 def _pick_recall(world: _World, candidates: list, rng: random.Random) -> tuple[str, str]:
@@ -171,8 +213,7 @@ def generate_stream(config: SyntheticConfig, seed: int, index: int) -> Stream:
         candidates = world.recall_candidates(position)
         ask_current = not candidates or rng.random() < config.current_ratio
         recall_key = None if ask_current else _pick_recall(world, candidates, rng)
-        n_key = max(1, sum(rng.random() >= config.distractor_ratio
-                           for _ in range(config.facts_per_observation)))
+        n_key = max(1, sum(rng.random() >= config.distractor_ratio for _ in range(config.facts_per_observation)))
         stated, touched = [], {recall_key}
         for _ in range(n_key):
             stated.append(world.state_key_fact(position, touched))
@@ -196,20 +237,24 @@ def task_id(position: int) -> str:
     return f"t{position:02d}"
 
 
-def _make_task(world: _World, stated: list[dict], key, kind_of_question: str,
-               position: int, index: int) -> Task:
+def _make_task(world: _World, stated: list[dict], key, kind_of_question: str, position: int, index: int) -> Task:
     observation = _snippet(world.rng, stated, world.people, position)
     meta = {"position": position, "facts": stated, "question_type": kind_of_question}
     if key is None:
         return Task(id=task_id(position), observation=observation, question=None, meta=meta)
     fact = world.current[key]
     fact["asked"] = True
-    meta.update({k: fact[k] for k in ("service", "kind", "revealed_in", "stated_in",
-                                      "updated_in", "stale_values")})
+    meta.update({k: fact[k] for k in ("service", "kind", "revealed_in", "stated_in", "updated_in", "stale_values")})
     meta["delay"] = position - fact["stated_in"]
     question = KEY_KINDS[fact["kind"]].question.format(s=fact["service"])
-    return Task(id=task_id(position), observation=observation, question=question,
-                answer=(fact["value"],), scorer="synthetic", meta=meta)
+    return Task(
+        id=task_id(position),
+        observation=observation,
+        question=question,
+        answer=(fact["value"],),
+        scorer="synthetic",
+        meta=meta,
+    )
 
 
 def extract_values(kind: str, answer: str) -> set[str]:
@@ -249,15 +294,17 @@ class SyntheticSuite:
         meta = task.meta
         if not task.is_question or "service" not in meta:
             return None
-        return Evidence(needed=(Fact(task.answer[0], meta["service"]),),
-                        stated_in=(task_id(meta["stated_in"]),),
-                        updated_in=tuple(task_id(p) for p in meta["updated_in"]),
-                        stale=tuple(meta["stale_values"]), current=meta.get("question_type") == "current")
+        return Evidence(
+            needed=(Fact(task.answer[0], meta["service"]),),
+            stated_in=(task_id(meta["stated_in"]),),
+            updated_in=tuple(task_id(p) for p in meta["updated_in"]),
+            stale=tuple(meta["stale_values"]),
+            current=meta.get("question_type") == "current",
+        )
 
     def stated(self, task: Task) -> tuple[Fact, ...]:
         """The key facts (not the distractors) the task's snippet reveals or changes."""
-        return tuple(Fact(f["value"], f["service"]) for f in task.meta.get("facts", [])
-                     if f["type"] != "distractor")
+        return tuple(Fact(f["value"], f["service"]) for f in task.meta.get("facts", []) if f["type"] != "distractor")
 
     def describe(self) -> dict:
         return {"name": self.name, **asdict(self.config)}
