@@ -159,6 +159,7 @@ def eval_command(
     """
     from promptmem.evaluate import EvalConfig, evaluate
     from promptmem.lm.specs import LMConfig
+    from promptmem.report.terminal import summary_table
 
     config = EvalConfig(
         suite=suite,
@@ -187,15 +188,17 @@ def eval_command(
     lm_config = LMConfig(spec=lm, api_base=api_base, max_tokens=max_tokens, contexts=contexts)
     try:
         with user_errors():
-            evaluate(config, lm_config, out)
+            report = evaluate(config, lm_config, out)
     except KeyboardInterrupt:
         console.print(
             f"\n[yellow]interrupted.[/yellow] Finished streams are saved in {out}/streams; "
             "rerun the same command to resume."
         )
         raise typer.Exit(130) from None
-    show_markdown(out / "summary.md")
-    console.print(f"[green]wrote[/green] {out}/report.json, summary.md; learning curve: {out / 'learning_curve.png'}")
+    console.print(summary_table(report))
+    console.print(
+        f"[green]wrote[/green] {out}/report.json, summary.md (every column); learning curve: {out / 'learning_curve.png'}"
+    )
 
 
 @app.command("optimize")
