@@ -54,3 +54,12 @@ def test_installed_wheel_imports_without_torch(wheel, tmp_path):
 def test_ci_runs_the_readme_test_command():
     ci_command = (ROOT / ".ci" / "run").read_text().strip().splitlines()[-1]
     assert f"```bash\n{ci_command}\n```" in (ROOT / "README.md").read_text()
+
+
+def test_the_license_file_is_the_license_pyproject_declares():
+    import tomllib
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["license"]["text"]
+    text = " ".join((ROOT / "LICENSE").read_text().split())
+    assert declared == "Apache-2.0" and text.startswith("Apache License Version 2.0, January 2004")
+    assert "END OF TERMS AND CONDITIONS" in text
