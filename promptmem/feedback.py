@@ -34,8 +34,9 @@ class StreamFeedback:
 
 
 def notes_timeline(result: StreamResult) -> list[dict[str, str]]:
-    """The notes (id -> text) in front of each task, replayed from the op trace."""
-    notes: dict[str, str] = {}
+    """The notes (id -> text) in front of each task, replayed from the op trace over the notes
+    the run started from."""
+    notes: dict[str, str] = {n["id"]: n["text"] for n in result.initial_notes}
     by_step: dict[str, list[dict]] = {}
     for entry in result.trace:
         by_step.setdefault(entry["step"], []).append(entry)
@@ -77,7 +78,7 @@ def record_task(record: TaskRecord) -> Task:
 
 
 def _why_missing(result: StreamResult, upto: int, value: str) -> str:
-    """What happened to a fact before position ``upto``: rejected, deleted, or never written."""
+    """What happened to a fact before the run's ``upto``-th record: rejected, deleted, or never written."""
     for record in reversed(result.records[:upto]):
         for op in record.ops:
             if value.lower() in op["text"].lower() and not op["applied"]:
@@ -108,7 +109,7 @@ def _question_feedback(
         origin = f", stated in {', '.join(evidence.stated_in)}" if evidence.stated_in else ""
         writer.append(
             f"{record.task_id} asked {record.question!r}: the answer ({gold.value}{origin}) "
-            f"was not in the notes{_why_missing(result, record.position, gold.value)}."
+            f"was not in the notes{_why_missing(result, result.records.index(record), gold.value)}."
         )
     _stale_feedback(record, evidence, notes, writer, actor)
 

@@ -50,13 +50,15 @@ class TaskRecord:
 
 @dataclass
 class StreamResult:
-    """One agent's run over one stream: per-task records, the op trace, the final notes."""
+    """One agent's run over one stream: per-task records, the op trace, the final notes, and
+    the notes it started from (empty but for a warm-started window)."""
 
     stream_id: str
     agent: str
     records: list[TaskRecord]
     trace: list[dict]
     final_notes: list[dict]
+    initial_notes: list[dict] = field(default_factory=list)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -64,7 +66,14 @@ class StreamResult:
     @classmethod
     def from_json(cls, data: dict) -> StreamResult:
         records = [TaskRecord(**record) for record in data["records"]]
-        return cls(data["stream_id"], data["agent"], records, data["trace"], data["final_notes"])
+        return cls(
+            data["stream_id"],
+            data["agent"],
+            records,
+            data["trace"],
+            data["final_notes"],
+            data.get("initial_notes", []),
+        )
 
 
 def _describe(err: Exception) -> str:
@@ -152,16 +161,19 @@ def run_stream(
     memory: Memory | None = None,
     on_task: Callable[[TaskRecord], None] | None = None,
     act: bool = True,
+    first_position: int = 0,
 ) -> StreamResult:
     """Run the stream's tasks in order with one memory; ``on_task`` sees each record;
-    ``act=False``: the writer alone (see ``run_task``)."""
+    ``act=False``: the writer alone (see ``run_task``); ``first_position``: the position of the
+    first task when the stream is a window of a longer one (``memory`` then holds its notes)."""
     memory = memory if memory is not None else InMemoryStore(budget)
+    initial = [asdict(note) for note in memory.notes()]
     records = []
     with dspy.context(lm=lm, adapter=adapter or dspy.ChatAdapter()):
-        for position, task in enumerate(stream.tasks):
+        for position, task in enumerate(stream.tasks, start=first_position):
             record = run_task(agent, task, position, suite, memory, act)
             records.append(record)
             if on_task:
                 on_task(record)
     final = [asdict(note) for note in memory.notes()]
-    return StreamResult(stream.id, agent.name, records, list(memory.trace), final)
+    return StreamResult(stream.id, agent.name, records, list(memory.trace), final, initial)

@@ -23,6 +23,7 @@ from promptmem.files import write_json
 from promptmem.lm.specs import LMConfig, adapter_for, is_local, make_lm
 from promptmem.metrics import stream_recall
 from promptmem.optimize.proposer import CompactProposer
+from promptmem.optimize.windows import warm_memory
 from promptmem.programs.agent import MemoryAgent, in_process, resolve_agent, save_agent
 from promptmem.report.comparison import Entry, compare
 from promptmem.roles import role_of
@@ -72,7 +73,9 @@ class StreamProgram(dspy.Module):
         self.agent = agent
         self.suite, self.budget, self.act = suite, budget, act
 
-    def forward(self, stream: Stream) -> dspy.Prediction:
+    def forward(self, stream: Stream, start: tuple = (), position: int = 0) -> dspy.Prediction:
+        """Run ``stream`` from the notes ``start`` (a warm-started window at ``position`` of a
+        longer stream; empty: from no notes)."""
         result = run_stream(
             self.agent,
             stream,
@@ -80,7 +83,9 @@ class StreamProgram(dspy.Module):
             dspy.settings.lm,
             budget=self.budget,
             adapter=dspy.settings.adapter,
+            memory=warm_memory(self.budget, start),
             act=self.act,
+            first_position=position,
         )
         return dspy.Prediction(result=result, suite=self.suite)
 
