@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from promptmem.memory import replay_steps
 from promptmem.metrics import stream_score
 from promptmem.runner import StreamResult, TaskRecord
 from promptmem.tasks import Evidence, Fact, Suite, Task
@@ -36,21 +37,8 @@ class StreamFeedback:
 def notes_timeline(result: StreamResult) -> list[dict[str, str]]:
     """The notes (id -> text) in front of each task, replayed from the op trace over the notes
     the run started from."""
-    notes: dict[str, str] = {n["id"]: n["text"] for n in result.initial_notes}
-    by_step: dict[str, list[dict]] = {}
-    for entry in result.trace:
-        by_step.setdefault(entry["step"], []).append(entry)
-    timeline = []
-    for record in result.records:
-        timeline.append(dict(notes))
-        for op in by_step.get(record.task_id, []):
-            if not op["applied"]:
-                continue
-            if op["kind"] in ("ADD", "UPDATE"):
-                notes[op["result_id"]] = op["text"].strip()
-            elif op["kind"] == "DELETE":
-                notes.pop(op["note_id"], None)
-    return timeline
+    start = {n["id"]: n["text"] for n in result.initial_notes}
+    return [step.before for step in replay_steps(result.trace, [r.task_id for r in result.records], start)]
 
 
 def mentions(text: str, *values: str) -> bool:

@@ -2,7 +2,7 @@
 budget. ``store`` holds the protocol, the rule book and the in-process store; ``sqlite`` the
 persistent store; ``embedding`` and ``ranking`` the retrievers; ``replay`` the op-trace replay."""
 
-from promptmem.memory.replay import replay_entry, rollback_to_step
+from promptmem.memory.replay import StepReplay, replay_entry, replay_steps, rollback_to_step
 from promptmem.memory.store import (
     DEFAULT_IMPORTANCE,
     EMPTY_NOTES,
@@ -60,5 +60,7 @@ __all__ = [
     "check_op",
     "InMemoryStore",
     "replay_entry",
+    "replay_steps",
+    "StepReplay",
     "rollback_to_step",
 ]

@@ -89,10 +89,10 @@ def _run_section(name: str, config: dict, results: list[StreamResult]) -> str:
             ["task", "written", "dropped", "notes"],
             [
                 [
-                    s.task_id,
+                    s.step,
                     "<br>".join(map(html.escape, s.written)),
                     "<br>".join(map(html.escape, s.dropped)),
-                    str(s.notes),
+                    str(s.notes_after),
                 ]
                 for s in steps
             ],
@@ -138,7 +138,7 @@ def html_report(run_dirs: list[Path]) -> str:
         for name, _, _, results in runs:
             if results:
                 steps = replay(results[0])[1]
-                ax.step(range(1, len(steps) + 1), [s.notes for s in steps], where="post", label=name)
+                ax.step(range(1, len(steps) + 1), [s.notes_after for s in steps], where="post", label=name)
         ax.set(xlabel="task position (first stream)", ylabel="notes kept")
 
     body = [
