@@ -23,7 +23,7 @@ from promptmem.programs.writers import TypedWriter, WriterInputs
 from pydantic_core import to_jsonable_python
 
 from promptmem.memory import DEFAULT_IMPORTANCE, Note, Op, notes_size
-from promptmem.roles import Write
+from promptmem.roles import Abilities, Write
 
 _NOTE = re.compile(r"^(?P<subject>[^:;=\n]+): (?P<pairs>[^=\n]+ = [^\n]*)$")
 _UNSAFE = re.compile(r"[:;=\s]+")
@@ -108,6 +108,10 @@ class FactsWriter(TypedWriter):
     """Keyed facts (see the module docstring): one LM call per task."""
 
     signature_type, item, output_field = ExtractFacts, KeyFact, "facts"
+    abilities = Abilities(
+        "extracts facts (subject, attribute, value) from each task; code keeps one note per subject with the "
+        "newest value of each attribute and drops the oldest subjects when the budget is full"
+    )
 
     @staticmethod
     def to_write(notes, value, budget: int) -> Write:

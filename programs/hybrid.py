@@ -14,7 +14,7 @@ import dspy
 from promptmem.programs.baselines import buffer_ops
 
 from promptmem.memory import Note
-from promptmem.roles import Write
+from promptmem.roles import Abilities, Write
 
 RAW_PREFIX = "(observed in "
 
@@ -33,6 +33,11 @@ class HybridWriter(dspy.Module):
         if not 0 < share < 1:
             raise ValueError(f"the buffer share must be between 0 and 1 (exclusive), got {share}")
         self.writer, self.share = writer, share
+
+    @property
+    def abilities(self) -> Abilities:
+        """The inner writer's, over its share of the budget (the buffer is code, not a choice)."""
+        return self.writer.abilities
 
     def forward(self, notes, task, answer, outcome, budget) -> Write:
         raw = [note for note in notes if is_raw(note)]

@@ -10,7 +10,7 @@ from promptmem.programs.ops_format import parse_ops
 from promptmem.programs.writers import note_lines, task_inputs
 
 from promptmem.memory import EMPTY_NOTES, render_notes, similar_notes
-from promptmem.roles import Write
+from promptmem.roles import Abilities, Write
 
 
 class ExtractCandidateFacts(dspy.Signature):
@@ -36,6 +36,11 @@ class DecideOp(dspy.Signature):
 
 class Mem0StyleWriter(dspy.Module):
     """Extract facts, then ADD/UPDATE/DELETE/NOOP each against its ``top_k`` similar notes."""
+
+    abilities = Abilities(
+        "extracts short facts from each task, then for each fact adds a note, updates or deletes one of the most "
+        "similar notes, or does nothing"
+    )
 
     def __init__(self, max_facts: int = 4, top_k: int = 3):
         super().__init__()

@@ -17,7 +17,7 @@ import dspy
 from promptmem.programs.baselines import buffer_ops
 
 from promptmem.memory import Op
-from promptmem.roles import Write
+from promptmem.roles import Abilities, Write
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")  # "version 7.2.5. next" splits after "7.2.5."
 _BULLET = re.compile(r"^[-*•]\s+")
@@ -46,6 +46,27 @@ class SelectStatements(dspy.Signature):
 class SelectWriter(dspy.Module):
     """Keeps the statements the model selects (see the module docstring); numbers that name
     no statement are dropped and reported in ``Write.error``; no statements, a NOOP."""
+
+    abilities = Abilities(
+        "chooses which numbered statements of the observation to keep; the kept statements are stored word for "
+        "word, one note each, and the oldest notes are dropped when the budget is full; it cannot rewrite, merge, "
+        "summarise, update or delete notes",
+        cannot=(
+            "rewrite",
+            "merge",
+            "summar",
+            "update",
+            "edit",
+            "delete",
+            "remove",
+            "correct",
+            "combine",
+            "paraphras",
+            "shorten",
+            "abbreviat",
+            "reformat",
+        ),
+    )
 
     def __init__(self):
         super().__init__()

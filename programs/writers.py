@@ -17,7 +17,7 @@ from promptmem.programs.typed_ops import MemoryOp, predict_items, to_ops
 from pydantic_core import to_jsonable_python
 
 from promptmem.memory import EMPTY_NOTES, Note, Op, notes_size, render_notes
-from promptmem.roles import Write
+from promptmem.roles import Abilities, Write
 from promptmem.tasks import Outcome, Task
 
 
@@ -81,6 +81,7 @@ class NotesWriter(dspy.Module):
     write (the notes are kept), since small models often return nothing by mistake."""
 
     output_field = "new_notes"  # the predictor's output that ``to_write`` reads
+    abilities = Abilities("rewrites the whole notes after each task, within the notes budget, for the tasks to come")
 
     def __init__(self):
         super().__init__()
@@ -146,6 +147,7 @@ class OpsWriter(TypedWriter):
     ``Write.error``."""
 
     signature_type, item, output_field = EditNotes, MemoryOp, "operations"
+    abilities = Abilities("edits the notes after each task with ADD / UPDATE / DELETE / NOOP operations on notes by id")
 
     @staticmethod
     def to_write(notes, value, budget: int) -> Write:

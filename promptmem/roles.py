@@ -37,3 +37,20 @@ def role_of(pred_name: str | None) -> str | None:
         if pred_name and role in pred_name.split("."):
             return role
     return None
+
+
+@dataclass(frozen=True)
+class Abilities:
+    """What a role's step can do, in words shown to the reflection model, and the actions it
+    cannot take: a proposed rule asking for one of those (a word starting with one of
+    ``cannot``) is rejected before it costs a metric call."""
+
+    can: str
+    cannot: tuple[str, ...] = ()
+
+
+WRITER_ABILITIES = Abilities("edits the notes after each task (add, update, delete notes) for the tasks to come")
+ACTOR_ABILITIES = Abilities(
+    "answers each question from the notes shown and the current observation; it cannot change the notes",
+    cannot=("store", "save", "record", "write down", "add a note", "update the note", "delete"),
+)

@@ -18,7 +18,7 @@ CONFIG = OptimizeConfig(budget="14", train=2, val=2, test=1, window=5, test_task
 
 
 def reflection_lm() -> DummyLM:
-    return DummyLM([{"new_instruction": NEW, "rule": NEW}] * 50, adapter=dspy.JSONAdapter())
+    return DummyLM([{"new_instruction": NEW, "rules": [NEW]}] * 50, adapter=dspy.JSONAdapter())
 
 
 class ScriptedWorld:
@@ -91,6 +91,7 @@ def test_gepa_changes_the_instructions_and_writes_the_run(tmp_path):
     summary = run(tmp_path, reflection_lm())
     assert summary["optimized_instructions"]["agent.writer.predict"].endswith("\n" + NEW)
     assert summary["best_val_score"] > summary["seed_val_score"]
+    assert NEW in summary["proposals"]["accepted"] and summary["proposals"]["tried"] >= 1
     candidates = json.loads((tmp_path / "candidates.json").read_text())["candidates"]
     assert len(candidates) >= 2
     assert any(NEW in text for c in candidates[1:] for text in c["instructions"].values())
@@ -263,6 +264,8 @@ def test_gepa_default_proposer_still_works(tmp_path):
 
 def test_when_no_candidate_is_accepted_the_held_out_comparison_runs_the_seed_once(tmp_path):
     useless = "Be careful."  # the scripted writer ignores it: no candidate can beat the seed
-    summary = run(tmp_path, DummyLM([{"new_instruction": useless, "rule": useless}] * 50, adapter=dspy.JSONAdapter()))
+    summary = run(
+        tmp_path, DummyLM([{"new_instruction": useless, "rules": [useless]}] * 50, adapter=dspy.JSONAdapter())
+    )
     assert summary["optimized_instructions"] == summary["seed_instructions"]
     assert set(summary["test"]) == {"seed"} and not (tmp_path / "test" / "optimized").exists()

@@ -8,8 +8,9 @@ from dspy.utils.dummies import DummyLM
 
 from promptmem.lm.llama_cpp import reused_prefix
 from promptmem.memory import InMemoryStore, Op
-from promptmem.optimize.proposer import CompactProposer, failure_lines, usable_rule
+from promptmem.optimize.proposer import CompactProposer, failure_lines, rule_problem, same_rule, usable_rule
 from promptmem.recall import notes_recall
+from promptmem.roles import ACTOR_ABILITIES, Abilities
 from promptmem.tasks import Evidence, Fact
 
 
@@ -74,7 +75,7 @@ def test_failure_lines_are_distinct_and_capped():
 
 
 def test_compact_proposer_appends_one_checked_rule_from_failures_not_traces():
-    lm = DummyLM([{"rule": "Keep every port with its service. Also more."}], adapter=dspy.JSONAdapter())
+    lm = DummyLM([{"rules": ["Keep every port with its service. Also more."]}], adapter=dspy.JSONAdapter())
     proposer = CompactProposer(lm)
     dataset = {
         "agent.writer.predict": [
@@ -97,3 +98,35 @@ def test_unusable_rules_are_rejected():
     assert usable_rule("word " * 100, "Edit.") is None  # too long for one rule
     assert usable_rule("  ", "Edit.") is None
     assert usable_rule("Record each value with its service.", "Edit.") == "Record each value with its service."
+
+
+def test_the_proposer_drops_duplicate_and_unactionable_rules_before_they_cost_a_metric_call():
+    select = Abilities("chooses which numbered statements of the observation to keep", cannot=("update", "rewrite"))
+    rules = [
+        "Update the notes with the latest information.",  # the select writer cannot update
+        "Keep statements that name a service's port.",
+        "Keep the statements that name a service port.",  # the same rule again
+        "Drop statements about desks and drinks.",
+        "Edit the notes.",  # already in the instructions
+    ]
+    lm = DummyLM([{"rules": rules}], adapter=dspy.JSONAdapter())
+    proposer = CompactProposer(lm, {"agent.writer.predict": select})
+    dataset = {"agent.writer.predict": [{"Feedback": "t09 asked the port of billing: dropped statement [2]"}]}
+    candidate = {"agent.writer.predict": "Edit the notes."}
+    with dspy.context(adapter=dspy.JSONAdapter()):
+        first = proposer(candidate, dataset, ["agent.writer.predict"])
+        second = proposer(first, dataset, ["agent.writer.predict"])  # the queued survivor, no new call
+    assert first == {"agent.writer.predict": "Edit the notes.\nKeep statements that name a service's port."}
+    assert second["agent.writer.predict"].endswith("Drop statements about desks and drinks.") and len(lm.history) == 1
+    assert "chooses which numbered statements" in json.dumps(lm.history[0]["messages"])
+    report = proposer.report(accepted_instructions=[first["agent.writer.predict"]])
+    assert report["made"] == 5 and report["distinct"] == 3 and report["tried"] == 2
+    assert report["rejected"]["asks for what the step cannot do"]["examples"] == [rules[0]]
+    assert report["rejected"]["duplicate of an earlier proposal"]["count"] == 1
+    assert report["accepted"] == ["Keep statements that name a service's port."]
+
+
+def test_rules_that_ask_the_actor_to_change_the_notes_are_refused():
+    assert rule_problem("Store every port you see.", "Answer.", ACTOR_ABILITIES).startswith("asks for what")
+    assert same_rule("Keep the port of each service.", "keep each service's port") is False
+    assert same_rule("Keep the port of each service.", "Keep the port for each service.")

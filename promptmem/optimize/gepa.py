@@ -26,7 +26,7 @@ from promptmem.optimize.proposer import CompactProposer
 from promptmem.optimize.windows import warm_memory
 from promptmem.programs.agent import MemoryAgent, in_process, resolve_agent, save_agent
 from promptmem.report.comparison import Entry, compare
-from promptmem.roles import role_of
+from promptmem.roles import Abilities, role_of
 from promptmem.runner import run_stream
 from promptmem.suites import make_suite
 from promptmem.tasks import Stream, Suite
@@ -110,8 +110,9 @@ def writer_components(state, trajectories, subsample_scores, candidate_idx, cand
     return [name for name in candidate if role_of(name) == "writer"]
 
 
-def _gepa_options(config: OptimizeConfig, reflection_lm) -> dict:
-    """GEPA's levers as the config sets them."""
+def _gepa_options(config: OptimizeConfig, reflection_lm, program: dspy.Module) -> dict:
+    """GEPA's levers as the config sets them (the compact proposer is told what each of
+    ``program``'s predictors can do)."""
     if config.objective not in OBJECTIVES:
         raise ValueError(f"unknown objective {config.objective!r}; known: {', '.join(OBJECTIVES)}")
     if config.proposer not in ("compact", "gepa"):
@@ -123,8 +124,15 @@ def _gepa_options(config: OptimizeConfig, reflection_lm) -> dict:
         "gepa_kwargs": {"cache_evaluation": config.cache_evaluation},
     }
     if config.proposer == "compact":
-        options["instruction_proposer"] = CompactProposer(reflection_lm)
+        options["instruction_proposer"] = CompactProposer(reflection_lm, abilities(program))
     return options
+
+
+def abilities(program: dspy.Module) -> dict[str, Abilities]:
+    """What the step behind each writer predictor of ``program`` can do (its writer's own
+    ``abilities``); actor predictors get the proposer's default."""
+    writer = program.agent.writer
+    return {name: writer.abilities for name, _ in program.named_predictors() if writer and role_of(name) == "writer"}
 
 
 def _gepa_budget(budget: str) -> dict:
@@ -262,6 +270,14 @@ def split_streams(config: OptimizeConfig) -> tuple[Suite, list[Stream], list[Str
     return suite, train, val, {**split, "window": config.window, "train_windows": len(train), "val_windows": len(val)}
 
 
+def _proposals(options: dict, results) -> dict:
+    """The compact proposer's report: made, distinct, rejected (why), tried, accepted (rules in
+    the instructions of the candidates GEPA kept); {} for GEPA's own proposer."""
+    proposer = options.get("instruction_proposer")
+    kept = [text for candidate in results.candidates for text in instructions(candidate).values()]
+    return proposer.report(kept) if proposer else {}
+
+
 def optimize(
     config: OptimizeConfig, lm_config: LMConfig, reflection: LMConfig, out: str | Path, *, lm=None, reflection_lm=None
 ) -> dict:
@@ -272,12 +288,12 @@ def optimize(
     budget = config.notes_budget or suite.notes_budget
     lm = lm or make_lm(lm_config)
     reflection_lm = reflection_lm or make_lm(reflection)
-    options = _gepa_options(config, reflection_lm)
     agent = in_process(resolve_agent(config.agent, config.writer, config.buffer_share, config.actor), "optimize")
     claim_run_dir(out, {"optimize": config, "lm": lm_config, "reflection_lm": reflection, "notes_budget": budget})
     write_json(out / "split.json", split)
     trainset, valset = _examples(train), _examples(val)
     program = StreamProgram(agent, suite, budget, act=config.objective != "recall")
+    options = _gepa_options(config, reflection_lm, program)
     threads = 1 if is_local(lm_config.spec) else config.threads
     gepa = dspy.GEPA(
         reflection_lm=reflection_lm,
@@ -302,6 +318,7 @@ def optimize(
         "seed_val_score": results.val_aggregate_scores[0],
         "seed_instructions": instructions(program),
         "optimized_instructions": instructions(optimized),
+        "proposals": _proposals(options, results),
     }
     changed = summary["optimized_instructions"] != summary["seed_instructions"]
     summary["test"] = _compare(config, lm_config, out, lm, changed) if config.test else {}

@@ -4,9 +4,11 @@ GEPA's default reflection prompt shows every predictor call of a minibatch (a st
 dozens of calls, each with the notes in full) and asks for whole new instructions; a 1.5B
 reflection model drowns in the input and, asked to rewrite, drifts (measured here: it wrote
 memory ops instead of instructions, one op repeated until the token limit). This proposer
-shows the current instructions and the concrete failures the metric's per-role feedback
-already names, deduplicated and capped, and asks for one new rule, which is appended to the
-instructions. Candidates grow by one checked sentence per accepted step.
+shows what the step can do, the current instructions and the concrete failures the metric's
+per-role feedback already names, deduplicated and capped, and asks for a few rules; rules
+that repeat one already proposed or in the instructions, or ask for what the step cannot do
+("update the notes" to a writer that can only choose statements), are dropped before they cost
+a metric call. Candidates grow by one checked sentence per accepted step.
 """
 
 from __future__ import annotations
@@ -17,26 +19,25 @@ from typing import Any
 
 import dspy
 
-from promptmem.roles import role_of
+from promptmem.roles import ACTOR_ABILITIES, WRITER_ABILITIES, Abilities, role_of
 
-ROLES = {
-    "writer": "the writer, which edits the notes after each task for the tasks to come",
-    "actor": "the actor, which answers each question from the notes and the current observation",
-}
 MAX_RULE_CHARS = 300
+SAME_RULE = 0.7  # word-set overlap (Jaccard) at which two rules count as one
 _OP_LIKE = re.compile(r"\b(?:ADD|UPDATE|DELETE|NOOP)\b.*\b(?:ADD|UPDATE|DELETE|NOOP)\b")
+_WORD = re.compile(r"[a-z0-9]+")
 
 
-class ProposeRule(dspy.Signature):
+class ProposeRules(dspy.Signature):
     """An agent keeps notes across a stream of tasks. One of its steps follows the current
-    instructions and made the mistakes listed. Write ONE new rule for that step: a single
-    plain-English sentence, general enough to prevent mistakes of this kind on other tasks.
-    Do not repeat names or values from the mistakes, and do not write notes or operations."""
+    instructions and made the mistakes listed. Propose a few DIFFERENT new rules for that step,
+    each a single plain-English sentence the step can act on (see what it can do), general
+    enough to prevent mistakes of this kind on other tasks. Do not repeat names or values from
+    the mistakes, and do not write notes or operations."""
 
-    step: str = dspy.InputField(desc="which step the instructions drive")
+    step: str = dspy.InputField(desc="which step the instructions drive and what it can do")
     current_instructions: str = dspy.InputField()
     mistakes: str = dspy.InputField(desc="what went wrong, one per line")
-    rule: str = dspy.OutputField(desc="one sentence")
+    rules: list[str] = dspy.OutputField(desc="3 different rules, one sentence each")
 
 
 def failure_lines(items: Sequence[Mapping[str, Any]], max_lines: int, max_chars: int) -> list[str]:
@@ -50,24 +51,109 @@ def failure_lines(items: Sequence[Mapping[str, Any]], max_lines: int, max_chars:
     return lines[:max_lines]
 
 
-def usable_rule(text: str, instructions: str) -> str | None:
-    """The first sentence of ``text`` if it reads as a new rule: not empty, not already in the
-    instructions, not op syntax, at most ``MAX_RULE_CHARS``; else None."""
-    sentence = re.split(r"(?<=[.!?])\s", " ".join(text.split()), maxsplit=1)[0].strip()
-    if not sentence or len(sentence) > MAX_RULE_CHARS or _OP_LIKE.search(sentence):
-        return None
-    return None if sentence.lower() in instructions.lower() else sentence
+def _words(text: str) -> frozenset[str]:
+    return frozenset(_WORD.findall(text.lower()))
+
+
+def same_rule(a: str, b: str) -> bool:
+    """Whether two rules say the same thing (their word sets overlap by ``SAME_RULE`` or more)."""
+    x, y = _words(a), _words(b)
+    return bool(x and y) and len(x & y) / len(x | y) >= SAME_RULE
+
+
+def rule_problem(text: str, instructions: str, abilities: Abilities, seen: Sequence[str] = ()) -> str:
+    """Why the first sentence of ``text`` is not worth a metric call ("" if it is): empty, too
+    long, op syntax, already in the instructions or among ``seen`` rules, or asking for an
+    action the step cannot take."""
+    sentence = first_sentence(text)
+    if not sentence:
+        return "empty"
+    if len(sentence) > MAX_RULE_CHARS:
+        return f"longer than {MAX_RULE_CHARS} characters"
+    if _OP_LIKE.search(sentence):
+        return "memory operations, not a rule"
+    lowered = " " + " ".join(_WORD.findall(sentence.lower()))
+    blocked = next((word for word in abilities.cannot if f" {word}" in lowered), None)
+    if blocked:
+        return f"asks for what the step cannot do ({blocked!r})"
+    known = re.split(r"(?<=[.!?])\s|\n", instructions)
+    if sentence.lower() in instructions.lower() or any(same_rule(sentence, old) for old in known):
+        return "already in the instructions"
+    if any(same_rule(sentence, old) for old in seen):
+        return "duplicate of an earlier proposal"
+    return ""
+
+
+def first_sentence(text: str) -> str:
+    return re.split(r"(?<=[.!?])\s", " ".join(str(text).split()), maxsplit=1)[0].strip()
+
+
+def usable_rule(text: str, instructions: str, abilities: Abilities = WRITER_ABILITIES) -> str | None:
+    """The first sentence of ``text`` if it reads as a new rule the step can act on, else None."""
+    return None if rule_problem(text, instructions, abilities) else first_sentence(text)
 
 
 class CompactProposer:
-    """GEPA ``instruction_proposer``: one short reflection call per component to update,
-    whose rule is appended to the component's instructions. A component with no failures,
-    a failed call or an unusable rule keeps its instructions (``rejected`` counts those)."""
+    """GEPA ``instruction_proposer``: per component to update, one short reflection call that
+    samples a few rules; duplicates and rules the step cannot act on are dropped (with the
+    reason, in ``log``) and the first survivor is appended to the instructions, the others
+    queued for the component's next turn. A component with no failures, a failed call or no
+    usable rule keeps its instructions.
 
-    def __init__(self, reflection_lm: dspy.BaseLM, max_lines: int = 8, max_chars: int = 200):
+    ``abilities`` maps a component (predictor) name to what its step can do; by default the
+    generic writer's and actor's.
+    """
+
+    def __init__(
+        self,
+        reflection_lm: dspy.BaseLM,
+        abilities: Mapping[str, Abilities] | None = None,
+        max_lines: int = 8,
+        max_chars: int = 200,
+    ):
         self.lm, self.max_lines, self.max_chars = reflection_lm, max_lines, max_chars
-        self.propose = dspy.Predict(ProposeRule)
-        self.rejected: list[str] = []
+        self.abilities = dict(abilities or {})
+        self.propose = dspy.Predict(ProposeRules)
+        self.log: list[dict[str, str]] = []  # every proposal: component, rule, status, reason
+        self._queued: dict[str, list[str]] = {}
+
+    def _abilities(self, name: str) -> Abilities:
+        return self.abilities.get(name) or (ACTOR_ABILITIES if role_of(name) == "actor" else WRITER_ABILITIES)
+
+    def _sample(self, name: str, instructions: str, failures: list[str]) -> list[str]:
+        abilities = self._abilities(name)
+        try:
+            with dspy.context(lm=self.lm):
+                rules = self.propose(
+                    step=f"the {role_of(name) or 'actor'}, which {abilities.can}",
+                    current_instructions=instructions,
+                    mistakes="\n".join(failures),
+                ).rules
+        except Exception as err:  # noqa: BLE001 - an unusable proposal is skipped, not fatal
+            self.log.append(
+                {
+                    "component": name,
+                    "rule": "",
+                    "status": "rejected",
+                    "reason": f"reflection call failed: {type(err).__name__}: {str(err)[:200]}",
+                }
+            )
+            return []
+        seen = [entry["rule"] for entry in self.log if entry["component"] == name and entry["status"] != "rejected"]
+        kept = []
+        for text in [str(r) for r in (rules if isinstance(rules, list) else [rules])]:
+            reason = rule_problem(text, instructions, abilities, seen + kept)
+            self.log.append(
+                {
+                    "component": name,
+                    "rule": first_sentence(text) or text[:200],
+                    "status": "rejected" if reason else "queued",
+                    "reason": reason,
+                }
+            )
+            if not reason:
+                kept.append(first_sentence(text))
+        return kept
 
     def __call__(
         self,
@@ -77,24 +163,36 @@ class CompactProposer:
     ) -> dict[str, str]:
         proposals = {}
         for name in components_to_update:
-            failures = failure_lines(reflective_dataset.get(name, ()), self.max_lines, self.max_chars)
-            if not failures:
-                continue
-            try:
-                with dspy.context(lm=self.lm):
-                    text = str(
-                        self.propose(
-                            step=ROLES[role_of(name) or "actor"],
-                            current_instructions=candidate[name],
-                            mistakes="\n".join(failures),
-                        ).rule
-                    )
-            except Exception as err:  # noqa: BLE001 - an unusable proposal is skipped, not fatal
-                self.rejected.append(f"{type(err).__name__}: {str(err)[:200]}")
-                continue
-            rule = usable_rule(text, candidate[name])
-            if rule is None:
-                self.rejected.append(text[:200])
-                continue
-            proposals[name] = f"{candidate[name].rstrip()}\n{rule}"
+            queue = [
+                r for r in self._queued.get(name, []) if not rule_problem(r, candidate[name], self._abilities(name))
+            ]
+            if not queue:
+                failures = failure_lines(reflective_dataset.get(name, ()), self.max_lines, self.max_chars)
+                queue = self._sample(name, candidate[name], failures) if failures else []
+            if queue:
+                rule, self._queued[name] = queue[0], queue[1:]
+                self.log.append({"component": name, "rule": rule, "status": "tried", "reason": ""})
+                proposals[name] = f"{candidate[name].rstrip()}\n{rule}"
         return proposals
+
+    def report(self, accepted_instructions: Sequence[str] = (), examples: int = 5) -> dict:
+        """Proposals made, distinct, rejected (by reason, with examples), tried and accepted
+        (a tried rule that appears in ``accepted_instructions``, the instructions of the
+        candidates GEPA kept)."""
+        made = [e for e in self.log if e["status"] != "tried" and e["rule"]]
+        rejected = [e for e in self.log if e["status"] == "rejected"]
+        tried = [e["rule"] for e in self.log if e["status"] == "tried"]
+        accepted = sorted({r for r in tried if any(r in text for text in accepted_instructions)})
+        reasons: dict[str, list[str]] = {}
+        for entry in rejected:
+            reasons.setdefault(entry["reason"].split(" (")[0], []).append(entry["rule"])
+        return {
+            "made": len(made),
+            "distinct": len(made) - sum(e["reason"].startswith(("duplicate", "already")) for e in rejected),
+            "rejected": {
+                reason: {"count": len(rules), "examples": rules[:examples]} for reason, rules in reasons.items()
+            },
+            "tried": len(tried),
+            "accepted": accepted,
+            "tried_examples": tried[:examples],
+        }
