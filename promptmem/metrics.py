@@ -101,13 +101,14 @@ def _cost(records: Sequence[TaskRecord]) -> Cost:
     )
 
 
-def _headline(records: Sequence[TaskRecord]) -> list[TaskRecord]:
+def headline_records(records: Sequence[TaskRecord]) -> list[TaskRecord]:
+    """The scored questions that count in the headline score (``meta["headline"]`` not False)."""
     return [r for r in records if r.score is not None and r.meta.get("headline", True)]
 
 
 def stream_score(records: Sequence[TaskRecord]) -> float:
     """One stream's continual score: the mean of its headline question scores."""
-    return _group_stats(_headline(records))["score"]
+    return _group_stats(headline_records(records))["score"]
 
 
 def stream_recall(records: Sequence[TaskRecord]) -> float | None:
@@ -124,8 +125,8 @@ def _mean_recall(results: Sequence[StreamResult]) -> float | None:
 def summarize(results: Sequence[StreamResult], breakdown_keys: Sequence[str] = ()) -> Summary:
     """The continual metric for one agent's stream results."""
     records = [r for result in results for r in result.records]
-    headline = _headline(records)
-    per_stream_stats = [_group_stats(_headline(res.records)) for res in results]
+    headline = headline_records(records)
+    per_stream_stats = [_group_stats(headline_records(res.records)) for res in results]
     by_position: dict[int, list[float]] = defaultdict(list)
     for r in headline:
         by_position[r.position].append(r.score)

@@ -103,6 +103,10 @@ def test_gepa_changes_the_instructions_and_writes_the_run(tmp_path):
     loaded = load_agent(tmp_path / "program.json")
     assert loaded.writer_kind == "ops" and loaded.writer.predict.signature.instructions.endswith(NEW)
     assert comparison["optimized"]["score"] > comparison["seed"]["score"]
+    paired = comparison["optimized"]["paired"]["seed"]  # per question, on the same held-out streams
+    assert paired["diff"] == round(comparison["optimized"]["score"] - comparison["seed"]["score"], 4)
+    assert paired["wins"] > paired["losses"] == 0 and "paired" not in comparison["seed"]
+    assert "| optimized vs seed |" in (tmp_path / "comparison.md").read_text()
 
 
 def test_rerun_resumes_from_the_gepa_checkpoint(tmp_path):

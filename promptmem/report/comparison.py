@@ -1,11 +1,15 @@
 """Side-by-side evaluation of several programs (or models) on the same held-out streams.
 
 Each entry is a resumable ``evaluate`` run under ``runs/<label>``; the comparison is written
-as ``comparison.json``, ``comparison.md`` and ``comparison.png`` in ``out``.
+as ``comparison.json``, ``comparison.md`` and ``comparison.png`` in ``out``. Every row after
+the first holds, under ``paired``, its paired statistics against each earlier row on the same
+questions (``promptmem.stats``: wins, losses, sign test, bootstrap 95% CI over streams).
 """
 
 from __future__ import annotations
 
+import json
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +20,8 @@ from promptmem.evaluate import EvalConfig, evaluate
 from promptmem.files import write_json
 from promptmem.lm.specs import LMConfig
 from promptmem.metrics import Report
+from promptmem.runner import StreamResult
+from promptmem.stats import PairedComparison, paired_comparison
 
 
 @dataclass(frozen=True)
@@ -51,6 +57,39 @@ def markdown_table(rows: dict[str, dict], first: str = "program") -> str:
     return "\n".join(lines) + "\n"
 
 
+def paired_table(rows: dict[str, dict]) -> str:
+    """Markdown of every row's ``paired`` statistics (b = the row, a = the earlier row)."""
+    lines = [
+        "| b vs a | questions | b - a | 95% CI (streams) | wins / losses / ties | sign test p | verdict |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {b} vs {a} | {s['questions']} | {s['diff']:+.3f} | [{s['ci_low']:+.3f}, {s['ci_high']:+.3f}] | "
+        f"{s['wins']} / {s['losses']} / {s['ties']} | {s['p']:.3f} | {s['verdict']} |"
+        for b, row in rows.items()
+        for a, s in row.get("paired", {}).items()
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def agent_results(run: Path) -> list[StreamResult]:
+    """The agent's stream results an ``evaluate`` run directory holds."""
+    return [
+        StreamResult.from_json(json.loads(p.read_text())) for p in sorted((run / "streams" / "agent").glob("*.json"))
+    ]
+
+
+def paired_rows(results: dict[str, list[StreamResult]]) -> dict[str, dict[str, PairedComparison]]:
+    """For each label after the first, its paired comparison against every earlier label
+    (bootstrap seeded with 0 per pair: the numbers do not depend on the order of pairs)."""
+    labels = list(results)
+    return {
+        b: {a: paired_comparison(results[a], results[b], random.Random(0)) for a in labels[:i]}
+        for i, b in enumerate(labels)
+        if i
+    }
+
+
 def plot_comparison(rows: dict[str, dict], path: Path) -> None:
     import matplotlib
 
@@ -75,11 +114,15 @@ def compare(
     entries: Sequence[Entry], out: str | Path, runs: str | Path | None = None, first: str = "program"
 ) -> dict[str, dict]:
     """Evaluate every entry (resuming finished ones; runs under ``runs``, default ``out``)
-    and write the comparison files."""
+    and write the comparison files, with the paired statistics of every pair of entries."""
     out = Path(out)
     runs = Path(runs) if runs else out
     rows = {e.label: row_of(evaluate(e.config, e.lm_config, runs / e.label, lm=e.lm)) for e in entries}
+    paired = paired_rows({e.label: agent_results(runs / e.label) for e in entries})
+    for label, pairs in paired.items():
+        rows[label]["paired"] = {a: stats.to_json() for a, stats in pairs.items()}
     write_json(out / "comparison.json", rows)
-    (out / "comparison.md").write_text(markdown_table(rows, first))
+    table = markdown_table(rows, first)
+    (out / "comparison.md").write_text(table + ("\n" + paired_table(rows) if paired else ""))
     plot_comparison(rows, out / "comparison.png")
     return rows
