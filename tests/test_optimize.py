@@ -14,7 +14,10 @@ from promptmem.runner import StreamResult
 from promptmem.suites.synthetic import KEY_KINDS, SERVICES, SyntheticSuite
 
 NEW = "Keep one line per service with its port, owner, region and version; drop everything else."
-CONFIG = OptimizeConfig(budget="14", train=2, val=2, test=1, window=5, test_tasks=6, seed=3, minibatch=2)
+# one window per 5-task stream (warm starts from the seed's notes: empty, as the seed writer keeps nothing)
+CONFIG = OptimizeConfig(
+    budget="14", train=2, val=2, test=1, window=5, stream_tasks=5, test_tasks=6, seed=3, minibatch=2
+)
 
 
 def reflection_lm() -> DummyLM:
@@ -216,7 +219,9 @@ class CountingWorld(ScriptedWorld):
 
 
 def test_recall_objective_runs_the_writer_alone_and_evolves_only_the_writer(tmp_path):
-    config = OptimizeConfig(budget="10", train=2, val=2, test=0, window=5, seed=3, minibatch=2, objective="recall")
+    config = OptimizeConfig(
+        budget="10", train=2, val=2, test=0, window=5, stream_tasks=5, seed=3, minibatch=2, objective="recall"
+    )
     task_lm = dspy.LM("scripted/world", engine=CountingWorld(), cache=False)
     summary = optimize(
         config,
@@ -236,7 +241,16 @@ def test_recall_objective_runs_the_writer_alone_and_evolves_only_the_writer(tmp_
 
 def test_gepa_evolves_the_select_writer(tmp_path):
     config = OptimizeConfig(
-        budget="10", train=2, val=2, test=0, window=5, seed=3, minibatch=2, objective="recall", writer="select"
+        budget="10",
+        train=2,
+        val=2,
+        test=0,
+        window=5,
+        stream_tasks=5,
+        seed=3,
+        minibatch=2,
+        objective="recall",
+        writer="select",
     )
     task_lm = dspy.LM("scripted/world", engine=ScriptedWorld(), cache=False)
     summary = optimize(
@@ -253,7 +267,9 @@ def test_gepa_evolves_the_select_writer(tmp_path):
 
 
 def test_gepa_default_proposer_still_works(tmp_path):
-    config = OptimizeConfig(budget="14", train=2, val=2, test=0, window=5, seed=3, minibatch=2, proposer="gepa")
+    config = OptimizeConfig(
+        budget="14", train=2, val=2, test=0, window=5, stream_tasks=5, seed=3, minibatch=2, proposer="gepa"
+    )
     task_lm = dspy.LM("scripted/world", engine=ScriptedWorld(), cache=False)
     summary = optimize(
         config,

@@ -23,7 +23,8 @@ from promptmem.files import write_json
 from promptmem.lm.specs import LMConfig, adapter_for, is_local, make_lm
 from promptmem.metrics import stream_recall
 from promptmem.optimize.proposer import CompactProposer
-from promptmem.optimize.windows import warm_memory
+from promptmem.optimize.windows import cut_windows, warm_memory
+from promptmem.options import option
 from promptmem.programs.agent import MemoryAgent, in_process, resolve_agent, save_agent
 from promptmem.report.comparison import Entry, compare
 from promptmem.roles import Abilities, role_of
@@ -32,36 +33,62 @@ from promptmem.suites import make_suite
 from promptmem.tasks import Stream, Suite
 
 AUTO_BUDGETS = ("light", "medium", "heavy")
+TASK_LM = LMConfig(spec="local:qwen2.5-coder-0.5b")  # the default task LM of optimize and tune
+# the default reflection LM: a stronger model, sampling, room for whole instructions
+REFLECTION_LM = LMConfig(spec="local:qwen2.5-coder-1.5b", temperature=1.0, max_tokens=1024, context=8192)
 
 
 @dataclass(frozen=True)
 class OptimizeConfig:
     """What to optimize and with how much budget; written to ``config.json``."""
 
-    suite: str = "synthetic"  # synthetic (windows are generated streams) | jsonl | locomo (windows
-    #   are cut from the file's streams; train, val and test take disjoint streams, in file order)
-    data: str | None = None  # jsonl, locomo: the data file
-    agent: str = "seed"  # the starting program: seed | PATH.json
-    writer: str = "ops"  # the seed agent's writer: ops | facts | notes | mem0 | select
-    buffer_share: float = 0.0  # seed agent: share of the budget kept as a recency buffer of raw observations
-    actor: str = "plain"  # the seed agent's actor: plain | filter
-    budget: str = "light"  # GEPA budget: light | medium | heavy | a number of metric calls
-    train: int = 6  # training streams (GEPA examples)
-    val: int = 4  # validation streams (Pareto tracking)
-    test: int = 4  # held-out full-length streams for the seed-vs-optimized comparison
-    window: int = 8  # tasks per GEPA example
-    test_tasks: int = 24  # tasks per held-out test stream
-    seed: int = 0  # train streams use seed, val seed+1, test seed+2
-    notes_budget: int | None = None  # notes budget in characters (default: the suite's)
-    minibatch: int = 3  # GEPA reflection minibatch size
-    components: str = "round_robin"  # which predictors GEPA edits per step: round_robin | all
-    threads: int = 1  # GEPA evaluation threads (1 for local models)
-    objective: str = "continual"  # continual: stream score with per-role feedback | recall: the
-    #   writer alone (no actor calls), scored by notes recall; GEPA then edits the writer only
-    proposer: str = (
-        "compact"  # compact: one checked rule from the deduplicated failures, appended | gepa: GEPA's own prompt
+    suite: str = option(
+        "synthetic",
+        "Where the GEPA examples come from: synthetic (generated windows) | jsonl | locomo (windows cut from --data; train, val and test take disjoint streams in file order, written to OUT/split.json).",
     )
-    cache_evaluation: bool = True  # GEPA caches (candidate, example) scores: no example runs twice
+    data: str | None = option(None, "jsonl, locomo: the data file.", path=True)
+    agent: str = option("seed", "Starting program: seed | PATH.json.")
+    writer: str = option("ops", "Seed agent's writer to evolve: ops | facts | notes | mem0 | select.")
+    buffer_share: float = option(
+        0.0,
+        "Seed agent: share of the notes budget kept as a recency buffer of raw observations (hybrid memory).",
+        min=0.0,
+        max=0.95,
+    )
+    actor: str = option("plain", "Seed agent's actor: plain | filter (selects the relevant notes, then answers).")
+    budget: str = option(
+        "light", "GEPA budget: light | medium | heavy | N metric calls (one call = one stream window)."
+    )
+    train: int = option(6, "Training streams.", min=1)
+    val: int = option(4, "Validation streams (Pareto tracking).", min=1)
+    test: int = option(4, "Held-out streams for seed vs optimized (0: skip).", min=0)
+    window: int = option(8, "Tasks per GEPA example.", min=3)
+    warm_start: str = option(
+        "seed",
+        help="Where each GEPA window's notes start: seed (the notes the seed program held at the window's "
+        "position of its long stream, so the budget binds and questions reach back past the window) | none "
+        "(empty notes).",
+    )
+    stream_tasks: int | None = option(
+        None, min=2, help="synthetic: tasks per train/val stream the windows are cut from (default: --test-tasks)."
+    )
+    test_tasks: int = option(24, "Synthetic: tasks per held-out stream (files: whole streams).", min=3)
+    seed: int = option(0, "Synthetic streams: train seed, val seed+1, test seed+2.")
+    notes_budget: int | None = option(None, "Notes budget in characters (default: the suite's).")
+    minibatch: int = option(3, "GEPA reflection minibatch size.", min=1)
+    components: str = option("round_robin", "Predictors GEPA edits per step: round_robin | all.")
+    threads: int = option(1, "GEPA evaluation threads (hosted LMs; a local model serves one call at a time).", min=1)
+    objective: str = option(
+        "continual",
+        "continual: the stream score, actor and writer, per-role feedback | recall: the writer alone (no actor calls, several times cheaper), scored by notes recall -- whether the notes shown for each later question hold its answer.",
+    )
+    proposer: str = option(
+        "compact",
+        "compact: the reflection LM sees the current instructions and the deduplicated failures and proposes one checked rule, appended (sized for small local reflection models) | gepa: GEPA's own prompt with whole traces, whole new instructions.",
+    )
+    cache_evaluation: bool = option(
+        True, "GEPA caches (candidate, example) scores, so no example is run twice for one candidate."
+    )
 
 
 class StreamProgram(dspy.Module):
@@ -218,38 +245,17 @@ def _compare(config: OptimizeConfig, lm_config: LMConfig, out: Path, lm, changed
     return compare(entries if changed else entries[:1], out, runs=out / "test")
 
 
-def _examples(streams: list[Stream]) -> list[dspy.Example]:
-    return [dspy.Example(stream=s).with_inputs("stream") for s in streams]
-
-
-def windows(stream: Stream, size: int) -> list[Stream]:
-    """Consecutive windows of ``size`` tasks cut from ``stream``; those without a question are dropped."""
-    cuts = [stream.tasks[i : i + size] for i in range(0, len(stream.tasks), size)]
-    return [
-        Stream(f"{stream.id}/w{i}", tasks) for i, tasks in enumerate(cuts) if any(task.is_question for task in tasks)
-    ]
-
-
 def split_streams(config: OptimizeConfig) -> tuple[Suite, list[Stream], list[Stream], dict]:
-    """The suite whose streams the GEPA examples come from, train and val windows, and the
-    split as written to ``split.json``. Synthetic: generated windows (train seed, val seed+1,
-    held-out test seed+2). Files: the first ``train`` streams, the next ``val``, then ``test``
-    held-out streams; a file holding fewer streams than that is a ValueError."""
+    """The suite whose streams the GEPA examples come from, the train and val streams the
+    windows are cut from, and the split as written to ``split.json``. Synthetic: generated
+    streams of ``stream_tasks`` (train seed, val seed+1, held-out test seed+2). Files: the first
+    ``train`` streams, the next ``val``, then ``test`` held-out streams; a file holding fewer
+    streams than that is a ValueError."""
     if config.suite == "synthetic":
-        suite = make_suite("synthetic", tasks=config.window)
+        suite = make_suite("synthetic", tasks=config.stream_tasks or config.test_tasks)
         train, val = suite.streams(config.train, seed=config.seed), suite.streams(config.val, seed=config.seed + 1)
-        return (
-            suite,
-            train,
-            val,
-            {
-                "train_seed": config.seed,
-                "val_seed": config.seed + 1,
-                "test_seed": config.seed + 2,
-                "train": [s.id for s in train],
-                "val": [s.id for s in val],
-            },
-        )
+        seeds = {"train_seed": config.seed, "val_seed": config.seed + 1, "test_seed": config.seed + 2}
+        return suite, train, val, {**seeds, "train": [s.id for s in train], "val": [s.id for s in val]}
     if not config.data:
         raise ValueError(f"optimizing on the {config.suite} suite needs --data PATH")
     suite = make_suite(config.suite, path=config.data)
@@ -260,14 +266,41 @@ def split_streams(config: OptimizeConfig) -> tuple[Suite, list[Stream], list[Str
             f"{config.data} holds {len(streams)} streams; optimize needs {wanted} disjoint ones "
             f"(--train {config.train} --val {config.val} --test {config.test}): lower them or add streams"
         )
-    parts = {
-        "train": streams[: config.train],
-        "val": streams[config.train : config.train + config.val],
-        "test": streams[config.train + config.val :],
+    train, val = streams[: config.train], streams[config.train : config.train + config.val]
+    split = {
+        "train": [s.id for s in train],
+        "val": [s.id for s in val],
+        "test": [s.id for s in streams[len(train) + len(val) :]],
     }
-    train, val = ([w for s in parts[name] for w in windows(s, config.window)] for name in ("train", "val"))
-    split = {name: [s.id for s in part] for name, part in parts.items()}
-    return suite, train, val, {**split, "window": config.window, "train_windows": len(train), "val_windows": len(val)}
+    return suite, train, val, split
+
+
+def gepa_examples(
+    config: OptimizeConfig, agent, suite: Suite, budget: int, train, val, out: Path
+) -> tuple[list, list, dict]:
+    """Train and val examples: windows of ``config.window`` tasks cut from the streams, warm
+    started from the seed program's notes (``warm_start="seed"``; computed once, kept under
+    ``out/warm/``) or from no notes; and what ``split.json`` records of them."""
+    if config.warm_start not in ("seed", "none"):
+        raise ValueError(f"unknown --warm-start {config.warm_start!r}; known: seed, none")
+    reference = agent if config.warm_start == "seed" else None
+    act = config.objective != "recall"
+    cut = {
+        name: cut_windows(
+            streams, config.window, suite=suite, budget=budget, reference=reference, cache=out / "warm" / name, act=act
+        )
+        for name, streams in (("train", train), ("val", val))
+    }
+    info = {
+        "window": config.window,
+        "warm_start": config.warm_start,
+        **{f"{name}_windows": len(ws) for name, ws in cut.items()},
+        # each window: [id, position in its stream, characters of notes it starts with]
+        "windows": {
+            name: [[w.stream.id, w.position, sum(len(n.text) for n in w.notes)] for w in ws] for name, ws in cut.items()
+        },
+    }
+    return [w.example() for w in cut["train"]], [w.example() for w in cut["val"]], info
 
 
 def _proposals(options: dict, results) -> dict:
@@ -290,8 +323,9 @@ def optimize(
     reflection_lm = reflection_lm or make_lm(reflection)
     agent = in_process(resolve_agent(config.agent, config.writer, config.buffer_share, config.actor), "optimize")
     claim_run_dir(out, {"optimize": config, "lm": lm_config, "reflection_lm": reflection, "notes_budget": budget})
-    write_json(out / "split.json", split)
-    trainset, valset = _examples(train), _examples(val)
+    with dspy.context(lm=lm, adapter=adapter_for(lm_config.spec)):
+        trainset, valset, windows_info = gepa_examples(config, agent, suite, budget, train, val, out)
+    write_json(out / "split.json", {**split, **windows_info})
     program = StreamProgram(agent, suite, budget, act=config.objective != "recall")
     options = _gepa_options(config, reflection_lm, program)
     threads = 1 if is_local(lm_config.spec) else config.threads

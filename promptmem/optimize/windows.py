@@ -99,6 +99,7 @@ def cut_windows(
                 reference, stream, suite, budget, positions, act=act
             )
             if path:
+                path.parent.mkdir(parents=True, exist_ok=True)
                 write_json(
                     path,
                     {"stream": stream.id, "notes_before": {p: [asdict(n) for n in kept] for p, kept in notes.items()}},
