@@ -572,8 +572,8 @@ def suites_command() -> None:
     from promptmem.suites import SUITES
 
     table = Table("suite", "what it is")
-    for name, (_, about) in SUITES.items():
-        table.add_row(name, about)
+    for name, suite in SUITES.items():
+        table.add_row(name, suite.about)
     console.print(table)
 
 

@@ -25,12 +25,12 @@ from promptmem.memory.embedding import EmbeddingRetriever
 from promptmem.memory.ranking import RankedRetriever, RankWeights
 from promptmem.memory.sqlite import SQLiteStore
 from promptmem.metrics import Report, build_report
+from promptmem.options import option
 from promptmem.programs.agent import MemoryAgent, build_agent, resolve_agent
 from promptmem.progress import task_bar
 from promptmem.report.files import write_report
 from promptmem.runner import StreamResult, run_stream
-from promptmem.suites import make_suite
-from promptmem.suites.hostile import HostileConfig, HostileSuite
+from promptmem.suites import SuiteOptions, build_suite
 from promptmem.tasks import Stream, Suite, cap_observations
 
 
@@ -38,49 +38,81 @@ from promptmem.tasks import Stream, Suite, cap_observations
 class EvalConfig:
     """What to evaluate; every field is written to ``config.json`` in the run directory."""
 
-    suite: str = "synthetic"  # suite name (see `promptmem suites`)
-    agent: str = "seed"  # seed | no-memory | append-raw | append-lines | full-context | mem0 (mem0ai 2.2.1) | PATH.json (saved program)
-    writer: str = "ops"  # the seed agent's writer: ops (typed) | facts (keyed) | notes (rewrite) | mem0 (extract+decide) | select (keep chosen statements)
-    buffer_share: float = 0.0  # seed agent: share of the budget kept as a recency buffer of raw observations
-    actor: str = "plain"  # plain (answers from the notes shown) | filter (selects the relevant notes, then answers)
-    streams: int = 4  # how many streams
-    seed: int = 0  # which streams (synthetic: the generator seed)
-    tasks: int | None = None  # synthetic: tasks per stream (default: the suite's)
-    budget: int | None = None  # notes budget in characters (default: the suite's)
-    data: str | None = None  # jsonl, locomo: the data file
-    questions_at_end: bool = False  # locomo: ask every question after the last session
-    questions: int | None = None  # locomo: an evenly spaced sample of N questions per conversation
-    threads: int = 4  # streams run in parallel threads (1 for local models: one call at a time)
-    store: str = "memory"  # memory (in-process) | sqlite (a file per stream under OUT/memory/)
-    top_k: int | None = (
-        None  # the actor sees only the top-k notes matching the question (mem0: its search's, default 20)
+    suite: str = option("synthetic", "Task suite: synthetic | jsonl | locomo (see `promptmem suites`).")
+    agent: str = option(
+        "seed",
+        "seed | no-memory | append-raw | append-lines | full-context | mem0 | PATH.json (a saved program). append-lines: one note per observation line (a LoCoMo turn), for retrieval over lines. mem0: the real mem0 library (mem0ai 2.2.1; pip install 'promptmem[peers]') keeps the memories: each observation goes to its Memory.add (one LLM call extracts memories; mem0 2.x only adds, never updates or deletes), the actor sees Memory.search's top-k; same LM (a local model is served to mem0 by llama-cpp-python's server for the run), MiniLM embeddings, embedded qdrant under OUT/memory/.",
     )
-    retriever: str = "lexical"  # how top-k is chosen: lexical (sqlite: FTS5/BM25; memory: word
-    #   overlap) | embedding (all-MiniLM-L6-v2 cosine; the `embed` extra)
-    rank: str = ""  # top-k by weighted relevance, recency and importance, e.g.
-    #   "relevance=1,recency=0.5,importance=0.3,half_life=8" (relevance: word overlap or embeddings)
-    show_time: bool = False  # the actor sees when each note was written
-    hostile: float = 0.0  # share of observations with planted attacks on the writer (promptmem.suites.hostile)
-    max_deletes: int | None = None  # guard: the store rejects DELETEs past this many per write
-    max_observation: int | None = None  # guard: observations are cut to this many characters (recorded)
-    baseline: bool = True  # also run no-memory on the same streams, for memory gain
+    writer: str = option(
+        "ops",
+        "Seed agent's writer: ops (typed ADD/UPDATE/DELETE/NOOP), facts (subject/attribute/value, upserted per subject), notes (rewrite), mem0 (extract facts, then one op per fact) or select (chooses which numbered statements of the observation to keep; kept word for word in a recency buffer).",
+    )
+    buffer_share: float = option(
+        0.0,
+        "Seed agent: share of the notes budget kept as a recency buffer of raw observations beside the writer's notes (hybrid memory; 0 = none).",
+        min=0.0,
+        max=0.95,
+    )
+    actor: str = option(
+        "plain",
+        "plain: answers from the notes shown | filter: first selects the notes that bear on the question (one more call), then answers from those alone -- use with a large --top-k (e.g. 30).",
+    )
+    streams: int = option(4, "Number of streams.", min=1)
+    seed: int = option(
+        0,
+        "Which streams: synthetic, the generator's seed; jsonl and locomo, the index of the first stream in the file.",
+    )
+    tasks: int | None = option(None, "Synthetic: tasks per stream (default 24).", min=2)
+    budget: int | None = option(None, "Notes budget in characters (default: the suite's).", min=1)
+    data: str | None = option(None, "jsonl: the streams file; locomo: the LoCoMo JSON (e.g. locomo10.json).", path=True)
+    questions_at_end: bool = option(
+        False, "locomo: ask every question after the last session (default: right after its evidence)."
+    )
+    questions: int | None = option(
+        None, "locomo: ask an evenly spaced sample of N questions per conversation (a cheaper run).", min=1
+    )
+    threads: int = option(
+        4, "Streams run in parallel threads (hosted LMs; a local model serves one call at a time).", min=1
+    )
+    store: str = option(
+        "memory", "Notes store: memory (in-process) | sqlite (OUT/memory/*.db, inspect with `promptmem memory`)."
+    )
+    top_k: int | None = option(
+        None,
+        "Show the actor only the top-k notes matching the question (sqlite: FTS5/BM25; memory: word overlap; --agent mem0: its search, default 20).",
+        min=1,
+    )
+    retriever: str = option(
+        "lexical",
+        "With --top-k: lexical (FTS5/BM25 or word overlap) | embedding (all-MiniLM-L6-v2, offline; pip install 'promptmem[embed]').",
+    )
+    rank: str = option(
+        "",
+        "With --top-k: rank notes by weighted relevance, recency (halving every half_life tasks since a note was last written or confirmed) and the writer's importance rating, e.g. 'relevance=1,recency=0.5,importance=0.3,half_life=8'. Default: relevance alone.",
+    )
+    show_time: bool = option(
+        False, "The actor sees when each note was written (task N, or the session date on LoCoMo)."
+    )
+    hostile: float = option(
+        0.0,
+        "Plant attacks on the writer in this share of observations (instructions, fake note ids, op words, 50 kB snippets); scores compare with the clean run on the same streams.",
+        min=0.0,
+        max=1.0,
+    )
+    max_deletes: int | None = option(
+        None, "Guard: the store rejects DELETEs past this many in one write, with the reason.", min=0
+    )
+    max_observation: int | None = option(
+        None,
+        "Guard: cut observations to this many characters before any prompt (each cut is recorded in the task's meta).",
+        min=1,
+    )
+    baseline: bool = option(True, "Also run no-memory on the same streams (memory gain).")
 
 
 def make_eval_suite(config: EvalConfig) -> Suite:
-    if config.suite in ("jsonl", "locomo"):
-        if not config.data:
-            raise ValueError(f"the {config.suite} suite needs --data PATH")
-        extra = {
-            key: value
-            for key, value in (("questions_at_end", config.questions_at_end), ("questions", config.questions))
-            if value
-        }
-        if extra and config.suite != "locomo":
-            raise ValueError(f"--{next(iter(extra)).replace('_', '-')} applies to the locomo suite only")
-        suite = make_suite(config.suite, path=config.data, **extra)
-    else:
-        suite = make_suite(config.suite, **({"tasks": config.tasks} if config.tasks else {}))
-    return HostileSuite(suite, HostileConfig(rate=config.hostile)) if config.hostile else suite
+    """The run's suite, built from the options it takes (``promptmem.suites.build_suite``)."""
+    return build_suite(config.suite, SuiteOptions.of(config))
 
 
 def _differences(old: dict, new: dict, prefix: str = "") -> list[str]:

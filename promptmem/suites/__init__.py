@@ -1,31 +1,33 @@
-"""Suite registry: ``make_suite(name, **options)`` builds a suite by name."""
+"""Task suites and their registry: ``build_suite(name, SuiteOptions(...))`` builds a suite
+from a run's options, ``make_suite(name, **kwargs)`` from its class's own arguments."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from promptmem.suites.jsonl import JsonlFormatError, JsonlSuite, load_streams
 from promptmem.suites.locomo import LocomoFormatError, LocomoSuite, load_locomo
+from promptmem.suites.registry import SUITES, SuiteOptions, SuiteType, build_suite, register_suite, suite_type
 from promptmem.suites.synthetic import SyntheticConfig, SyntheticSuite
 from promptmem.tasks import Suite
 
-SUITES: dict[str, tuple[Callable[..., Suite], str]] = {
-    "synthetic": (SyntheticSuite, "seeded fictional engineering teams; facts to remember, distractors, updates"),
-    "jsonl": (JsonlSuite, "your own streams from a JSONL file (--data PATH), one stream per line"),
-    "locomo": (LocomoSuite, "LoCoMo long conversations (--data locomo10.json): sessions, then QA by category"),
-}
+register_suite(SyntheticSuite)
+register_suite(JsonlSuite)
+register_suite(LocomoSuite)
 
 
-def make_suite(name: str, **options) -> Suite:
-    """Build the named suite; unknown names raise a ValueError listing the known ones."""
-    if name not in SUITES:
-        raise ValueError(f"unknown suite {name!r}; known: {', '.join(SUITES)}")
-    return SUITES[name][0](**options)
+def make_suite(name: str, **kwargs) -> Suite:
+    """The suite ``name`` (registered, or ``pkg.module:Class``) built with its class's own
+    arguments, e.g. ``make_suite("synthetic", tasks=8)``."""
+    return suite_type(name)(**kwargs)
 
 
 __all__ = [
     "SUITES",
+    "SuiteOptions",
+    "SuiteType",
+    "build_suite",
     "make_suite",
+    "register_suite",
+    "suite_type",
     "SyntheticConfig",
     "SyntheticSuite",
     "JsonlSuite",

@@ -165,12 +165,19 @@ class JsonlSuite:
     """Streams from a user file, scored by each task's own scorer."""
 
     name = "jsonl"
+    about = "your own streams from a JSONL file (--data PATH), one stream per line"
+    from_file = True
     breakdown_keys = ()
 
     def __init__(self, path: str | Path, budget: int = 800):
         self.path = Path(path)
         self._streams = load_streams(self.path)
         self.notes_budget = budget
+
+    @classmethod
+    def from_options(cls, data: str) -> JsonlSuite:
+        """The streams of the JSONL file ``data``."""
+        return cls(data)
 
     def streams(self, n: int, seed: int = 0) -> list[Stream]:
         """n streams of the file in file order, from the ``seed``-th (0: the first; the file fixes the order)."""

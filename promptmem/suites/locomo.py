@@ -141,6 +141,8 @@ class LocomoSuite:
     """LoCoMo conversations as streams; score = the official per-category F1."""
 
     name = "locomo"
+    about = "LoCoMo long conversations (--data locomo10.json): sessions, then QA by category"
+    from_file = True
     breakdown_keys = ("category_name",)
 
     def __init__(
@@ -149,6 +151,12 @@ class LocomoSuite:
         self.path, self.questions_at_end, self.questions = Path(path), questions_at_end, questions
         self._streams = load_locomo(self.path, questions_at_end, questions)
         self.notes_budget = budget
+
+    @classmethod
+    def from_options(cls, data: str, questions_at_end: bool = False, questions: int | None = None) -> LocomoSuite:
+        """The conversations of the LoCoMo file ``data``; ``questions_at_end`` asks every question
+        after the last session, ``questions`` keeps N evenly spaced ones per conversation."""
+        return cls(data, questions_at_end, questions=questions)
 
     def streams(self, n: int, seed: int = 0) -> list[Stream]:
         """n conversations in file order, from the ``seed``-th (0: the first; the file fixes the order)."""

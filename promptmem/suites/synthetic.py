@@ -268,11 +268,18 @@ class SyntheticSuite:
     asked kind it names is the current one; naming a stale value too scores 0."""
 
     name = "synthetic"
+    about = "seeded fictional engineering teams; facts to remember, distractors, updates"
+    from_file = False
     breakdown_keys = ("question_type", "kind")
 
     def __init__(self, config: SyntheticConfig | None = None, **knobs):
         self.config = config or SyntheticConfig(**knobs)
         self.notes_budget = self.config.budget
+
+    @classmethod
+    def from_options(cls, tasks: int | None = None) -> SyntheticSuite:
+        """The suite with ``tasks`` tasks per stream (default: ``SyntheticConfig``'s)."""
+        return cls(**({"tasks": tasks} if tasks else {}))
 
     def streams(self, n: int, seed: int = 0) -> list[Stream]:
         return [generate_stream(self.config, seed, i) for i in range(n)]

@@ -1,0 +1,26 @@
+"""Dotted paths (``pkg.module:Name``): how an option names an extension that lives outside
+promptmem (``--suite``, ``--writer``) without registering it first."""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+
+def is_dotted(spec: str) -> bool:
+    """``spec`` is a ``pkg.module:Name`` path rather than a registered name."""
+    module, sep, name = spec.partition(":")
+    return bool(sep and module and name)
+
+
+def load_dotted(spec: str, what: str) -> object:
+    """The object ``pkg.module:Name`` names; an unimportable module or a missing name is a
+    ValueError that says which ``what`` (e.g. "--writer") asked for it."""
+    module_name, _, name = spec.partition(":")
+    try:
+        module = import_module(module_name)
+    except ImportError as err:
+        raise ValueError(f"{what} {spec!r}: cannot import {module_name} ({err})") from err
+    try:
+        return getattr(module, name)
+    except AttributeError:
+        raise ValueError(f"{what} {spec!r}: module {module_name} has no {name!r}") from None
