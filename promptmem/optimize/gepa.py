@@ -29,7 +29,7 @@ from promptmem.programs.agent import MemoryAgent, in_process, resolve_agent, sav
 from promptmem.report.comparison import Entry, compare
 from promptmem.roles import Abilities, role_of
 from promptmem.runner import run_stream
-from promptmem.suites import make_suite
+from promptmem.suites import SuiteOptions, build_suite, suite_type
 from promptmem.tasks import Stream, Suite
 
 AUTO_BUDGETS = ("light", "medium", "heavy")
@@ -217,11 +217,10 @@ def _plot_curve(results, out: Path) -> None:
 def _compare(config: OptimizeConfig, lm_config: LMConfig, out: Path, lm, changed: bool = True) -> dict:
     """Seed vs optimized on the held-out streams (files: the streams after train and val); the
     seed alone when GEPA accepted no candidate (``changed`` False: the same program twice)."""
-    synthetic = config.suite == "synthetic"
     held_out = (
-        {"seed": config.seed + 2, "tasks": config.test_tasks}
-        if synthetic
-        else {"seed": config.train + config.val, "data": config.data}
+        {"seed": config.train + config.val, "data": config.data}
+        if suite_type(config.suite).from_file
+        else {"seed": config.seed + 2, "tasks": config.test_tasks}
     )
     entries = [
         Entry(
@@ -247,18 +246,16 @@ def _compare(config: OptimizeConfig, lm_config: LMConfig, out: Path, lm, changed
 
 def split_streams(config: OptimizeConfig) -> tuple[Suite, list[Stream], list[Stream], dict]:
     """The suite whose streams the GEPA examples come from, the train and val streams the
-    windows are cut from, and the split as written to ``split.json``. Synthetic: generated
-    streams of ``stream_tasks`` (train seed, val seed+1, held-out test seed+2). Files: the first
-    ``train`` streams, the next ``val``, then ``test`` held-out streams; a file holding fewer
-    streams than that is a ValueError."""
-    if config.suite == "synthetic":
-        suite = make_suite("synthetic", tasks=config.stream_tasks or config.test_tasks)
+    windows are cut from, and the split as written to ``split.json``. A generated suite:
+    streams of ``stream_tasks`` (train seed, val seed+1, held-out test seed+2). A suite
+    ``from_file``: the first ``train`` streams, the next ``val``, then ``test`` held-out streams;
+    a file holding fewer streams than that is a ValueError."""
+    if not suite_type(config.suite).from_file:
+        suite = build_suite(config.suite, SuiteOptions(tasks=config.stream_tasks or config.test_tasks))
         train, val = suite.streams(config.train, seed=config.seed), suite.streams(config.val, seed=config.seed + 1)
         seeds = {"train_seed": config.seed, "val_seed": config.seed + 1, "test_seed": config.seed + 2}
         return suite, train, val, {**seeds, "train": [s.id for s in train], "val": [s.id for s in val]}
-    if not config.data:
-        raise ValueError(f"optimizing on the {config.suite} suite needs --data PATH")
-    suite = make_suite(config.suite, path=config.data)
+    suite = build_suite(config.suite, SuiteOptions(data=config.data))
     wanted = config.train + config.val + config.test
     streams = suite.streams(wanted)
     if len(streams) < wanted:
