@@ -1,0 +1,212 @@
+"""Hindsight labels of the statements a selection writer is shown (needed / superseded / never)
+on hand-made streams of each suite with evidence; the hindsight keep-list; the dense reward."""
+
+import json
+
+import pytest
+
+from promptmem.signals.hindsight import (
+    Need,
+    StatementLabel,
+    by_task,
+    hindsight_keep,
+    hindsight_labels,
+    statement_holds,
+    write_reward,
+)
+from promptmem.suites import JsonlSuite, LocomoSuite, SyntheticSuite
+from promptmem.tasks import Fact, Stream, Task
+
+
+def table(labels) -> dict:
+    """(task id, number) -> (label, [(question id, after, kind)], superseded_in)."""
+    return {
+        (x.task_id, x.number): (x.label, [(n.question_id, n.after, n.kind) for n in x.needed_by], x.superseded_in)
+        for x in labels
+    }
+
+
+def synthetic_question(i, observation, service, kind, stated_in, updated_in=(), stale=(), answer="", current=False):
+    meta = {
+        "service": service,
+        "kind": kind,
+        "stated_in": stated_in,
+        "updated_in": list(updated_in),
+        "stale_values": list(stale),
+        "question_type": "current" if current else "recall",
+    }
+    return Task(f"t{i:02d}", observation, f"What {kind} for {service}?", (answer,), "synthetic", meta)
+
+
+def test_synthetic_statements_are_needed_superseded_or_never():
+    stream = Stream(
+        "s",
+        (
+            Task("t00", "Ops log, day 1:\nINFO billing-api listens on port 8642\nINFO Priya sits at desk A-12", None),
+            Task("t01", "Chat in #ops:\nOmar: billing-api has moved to port 9100.\nLena: Omar owns geo-cache.", None),
+            synthetic_question(2, "Ticket OPS-1 (day 3):\n- the geo-cache dashboard has 12 panels.", "billing-api",
+                               "port", 1, [1], ["8642"], "9100"),
+            synthetic_question(3, "Wiki page 'Team notes 4': ledger-db runs version 1.2.3.", "geo-cache", "owner", 1,
+                               answer="Omar"),
+            synthetic_question(4, "ledger-db is deployed in eu-west-1.", "ledger-db", "region", 4, answer="eu-west-1",
+                               current=True),
+        ),
+    )  # fmt: skip
+    labels = table(hindsight_labels(stream, SyntheticSuite()))
+    assert labels == {
+        ("t00", 1): ("never", [], ""),
+        ("t00", 2): ("superseded", [], "t01"),  # port 8642, changed in t01
+        ("t00", 3): ("never", [], ""),
+        ("t01", 1): ("never", [], ""),
+        ("t01", 2): ("needed", [("t02", 1, "port")], ""),
+        ("t01", 3): ("needed", [("t03", 2, "owner")], ""),
+        ("t02", 1): ("never", [], ""),
+        ("t02", 2): ("never", [], ""),
+        ("t03", 1): ("never", [], ""),  # asked nowhere: the version is never asked
+        ("t04", 1): ("never", [], ""),  # its question is about its own observation: no memory needed
+    }
+
+
+CRM = {
+    "stream_id": "crm",
+    "tasks": [
+        {"id": "t1", "observation": "Ana prefers email.", "question": None},
+        {"id": "t2", "observation": "Ben's desk is 4B. We met in Paris.", "question": None},
+        {"id": "t3", "observation": "Ana now prefers phone calls.", "question": None},
+        {
+            "id": "t4",
+            "observation": "",
+            "question": "How does Ana want to be contacted?",
+            "answer": ["phone"],
+            "meta": {
+                "subject": "Ana",
+                "revealed_in": "t3",
+                "updated_in": ["t3"],
+                "stale": ["email"],
+                "kind": "contact",
+            },
+        },
+        {
+            "id": "t5",
+            "observation": "The vault code is 4417.",
+            "question": "What is the vault code?",
+            "answer": "4417",
+            "meta": {"current": True, "revealed_in": ["t5"]},
+        },
+        {"id": "t6", "observation": "", "question": "Which city?", "answer": "Paris"},
+    ],
+}
+
+
+def test_jsonl_labels_follow_the_documented_meta_and_fall_back_to_any_earlier_task(tmp_path):
+    path = tmp_path / "crm.jsonl"
+    path.write_text(json.dumps(CRM) + "\n")
+    suite = JsonlSuite(path)
+    labels = table(hindsight_labels(suite.streams(1)[0], suite))
+    assert labels == {
+        ("t1", 1): ("superseded", [], "t3"),
+        ("t2", 1): ("never", [], ""),
+        ("t2", 2): ("needed", [("t6", 4, "")], ""),  # no revealed_in: any earlier statement holding it
+        ("t3", 1): ("needed", [("t4", 1, "contact")], ""),
+        ("t5", 1): ("never", [], ""),  # current: the question reads its own observation
+    }
+
+
+TINY = {
+    "sample_id": "tiny",
+    "conversation": {
+        "speaker_a": "Ana",
+        "speaker_b": "Ben",
+        "session_1_date_time": "8 May 2023",
+        "session_1": [
+            {"speaker": "Ana", "dia_id": "D1:1", "text": "I moved to Lisbon. The weather is great."},
+            {"speaker": "Ben", "dia_id": "D1:2", "text": "Nice, a new city!"},
+        ],
+        "session_2_date_time": "9 May 2023",
+        "session_2": [{"speaker": "Ben", "dia_id": "D2:1", "text": "I adopted a cat."}],
+    },
+    "qa": [
+        {"question": "Where did Ana move?", "answer": "Lisbon", "evidence": ["D1:1"], "category": 4},
+        {"question": "What pet and city?", "answer": "cat, Lisbon", "evidence": ["D1:1; D2:1"], "category": 1},
+        {"question": "What did Ana adopt?", "adversarial_answer": "a cat", "evidence": ["D2:1"], "category": 5},
+    ],
+}
+
+
+def test_locomo_labels_credit_statements_of_the_evidence_sessions_holding_the_answer_words(tmp_path):
+    path = tmp_path / "locomo.json"
+    path.write_text(json.dumps([TINY]))
+    suite = LocomoSuite(path)
+    stream = suite.streams(1)[0]  # s01 q000 s02 q001 q002
+    labels = table(hindsight_labels(stream, suite))
+    assert labels == {
+        ("s01", 1): ("never", [], ""),  # the session header
+        ("s01", 2): ("needed", [("q000", 1, "single-hop"), ("q001", 3, "multi-hop")], ""),
+        ("s01", 3): ("never", [], ""),
+        ("s01", 4): ("never", [], ""),
+        ("s02", 1): ("never", [], ""),
+        ("s02", 2): ("needed", [("q001", 1, "multi-hop")], ""),  # half of "cat, Lisbon"; q002 is adversarial
+    }
+
+
+def test_a_free_text_answer_needs_half_of_its_content_words():
+    assert statement_holds("Ben: I adopted a cat.", Fact("a cat and a dog"), partial=True)
+    assert not statement_holds("Ben: I adopted a parrot.", Fact("a cat"), partial=True)  # "a" does not count
+    assert not statement_holds("port 8642", Fact("8642", "billing-api"))
+
+
+def label(task_id, position, number, chars, afters=(), superseded_in="") -> StatementLabel:
+    needs = tuple(Need("q", "?", after, "port") for after in afters)
+    return StatementLabel(task_id, position, number, "x" * chars, needs, superseded_in)
+
+
+def test_the_hindsight_keep_list_takes_most_needs_per_character_while_it_fits_the_budget():
+    labels = [
+        label("t0", 0, 1, 30, [5]),  # needed until position 5
+        label("t0", 0, 2, 20, [2, 3]),  # twice as many needs: first
+        label("t0", 0, 3, 5),  # never needed
+        label("t1", 1, 1, 40, [1]),  # 10 characters left: dropped
+        label("t1", 1, 2, 10, [4]),  # fits exactly
+        label("t3", 3, 1, 20, [1]),  # t0's second statement was last needed at 3: its room is free
+    ]
+    assert hindsight_keep(labels, budget=60) == {"t0": [1, 2], "t1": [2], "t3": [1]}
+    assert hindsight_keep(labels, budget=25) == {"t0": [2], "t1": [], "t3": [1]}
+
+
+def test_the_keep_list_of_a_synthetic_stream_holds_every_recall_answer_under_a_roomy_budget():
+    suite = SyntheticSuite(tasks=24)
+    stream = suite.streams(1, seed=11)[0]
+    labels = hindsight_labels(stream, suite)
+    keep, grouped = hindsight_keep(labels, budget=10_000), by_task(labels)
+    kept = [x for task_id, numbers in keep.items() for x in grouped[task_id] if x.number in numbers]
+    for position, task in enumerate(stream.tasks):
+        evidence = suite.evidence(task)
+        if evidence and not evidence.current:
+            held = [x.text for x in kept if x.position < position]
+            assert any(statement_holds(text, evidence.needed[0]) for text in held), task.id
+    assert {x.label for x in labels} == {"needed", "superseded", "never"}
+
+
+@pytest.mark.parametrize(
+    "kept, reward",
+    [
+        ({1, 2}, 1.0),  # both needed statements, nothing else
+        ({1, 3}, 0.5 - 0.5 * 40 / 100),  # half the needed; 40 of 100 characters never needed
+        ({3, 4}, 0.0 - 0.5 * 60 / 100),  # superseded statements are waste too
+        (set(), 0.0),
+    ],
+)
+def test_the_dense_write_reward(kept, reward):
+    labels = [
+        label("t0", 0, 1, 10, [3]),
+        label("t0", 0, 2, 10, [5]),
+        label("t0", 0, 3, 40),
+        label("t0", 0, 4, 20, superseded_in="t2"),
+    ]
+    assert write_reward(labels, kept, budget=100) == pytest.approx(reward)
+
+
+def test_a_write_with_nothing_needed_is_judged_by_its_waste_alone():
+    labels = [label("t0", 0, 1, 300), label("t0", 0, 2, 20)]
+    assert write_reward(labels, set(), budget=100) == 1.0
+    assert write_reward(labels, {1}, budget=100, weight=0.25) == 0.75  # waste capped at the whole budget
