@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from typing import ClassVar
 
 import dspy
 import pydantic
@@ -23,13 +24,14 @@ from promptmem.programs.writers import TypedWriter, WriterInputs
 from pydantic_core import to_jsonable_python
 
 from promptmem.memory import DEFAULT_IMPORTANCE, Note, Op, notes_size
-from promptmem.roles import Abilities, Write
+from promptmem.roles import Abilities, ItemGrammar, Write
 
 _NOTE = re.compile(r"^(?P<subject>[^:;=\n]+): (?P<pairs>[^=\n]+ = [^\n]*)$")
 _UNSAFE = re.compile(r"[:;=\s]+")
 
 
 class KeyFact(pydantic.BaseModel):
+    item_grammar: ClassVar[ItemGrammar] = ItemGrammar()  # a bounded list; names no note
     subject: str = pydantic.Field(description="what the fact is about (a service, a person, a place…)")
     attribute: str = pydantic.Field(description="which property of the subject (e.g. port, owner)")
     value: str = pydantic.Field(description="its current value, as stated")

@@ -9,7 +9,7 @@ and the store rejects an unknown id. Text inside a note is never read as an op.
 from __future__ import annotations
 
 import json
-from typing import Literal
+from typing import ClassVar, Literal
 
 import dspy
 import json_repair
@@ -18,6 +18,7 @@ from dspy.utils.exceptions import AdapterParseError
 from promptmem.programs.ops_format import normalize_id, parse_ops
 
 from promptmem.memory import DEFAULT_IMPORTANCE, Op
+from promptmem.roles import ItemGrammar
 
 Importance = Literal[1, 2, 3, 4, 5]
 IMPORTANCE = "how much the note will matter for later questions: 1 (little) to 5 (a lot)"
@@ -27,6 +28,7 @@ class MemoryOp(pydantic.BaseModel):
     """One edit: ADD (text), UPDATE (note_id and new text), DELETE (note_id) or NOOP.
     ``note_id`` is "" where the action names no note."""
 
+    item_grammar: ClassVar[ItemGrammar] = ItemGrammar("note_id", "action", naming=("UPDATE", "DELETE"))
     action: Literal["ADD", "UPDATE", "DELETE", "NOOP"]
     note_id: str = pydantic.Field(description='id of an existing note for UPDATE/DELETE, else ""')
     text: str = pydantic.Field(description='the note text for ADD/UPDATE, else ""')

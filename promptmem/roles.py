@@ -1,4 +1,5 @@
-"""The two roles' contracts: what a writer returns, the writer protocol, and which role a
+"""The two roles' contracts: what a writer returns, the writer protocols (any writer; one
+whose write is one LM call), what the grammar needs of a typed output item, and which role a
 predictor plays. Everything that runs, scores or trains writers reads these, so they sit
 below the programs that implement them."""
 
@@ -6,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from promptmem.memory import Note, Op
 from promptmem.tasks import Outcome, Task
@@ -29,6 +30,30 @@ class Writer(Protocol):
     def __call__(
         self, notes: Sequence[Note], task: Task, answer: str | None, outcome: Outcome | None, budget: int
     ) -> Write: ...
+
+
+@runtime_checkable
+class OneCallWriter(Writer, Protocol):
+    """A writer whose write is one LM call, so GRPO can re-roll a write from one completion:
+    ``output_field`` names the predictor output that holds it; ``to_write`` turns that output
+    (typed, or raw text) into the write it makes over ``notes`` within ``budget``."""
+
+    output_field: str
+
+    def to_write(self, notes: Sequence[Note], value: object, budget: int) -> Write: ...
+
+
+@dataclass(frozen=True)
+class ItemGrammar:
+    """What the writer grammar (``promptmem.lm.grammar``) needs to know of a typed output item,
+    declared on its pydantic model as ``item_grammar: ClassVar[ItemGrammar]``. A list of such
+    items holds 1 to ``MAX_ITEMS``, and output cut at the token limit fails to parse. With
+    ``id_field``, the item names a note: for the ``naming`` values of ``action_field`` the id
+    must be one of the notes shown; for the other actions it is ""."""
+
+    id_field: str = ""
+    action_field: str = ""
+    naming: tuple[str, ...] = ()
 
 
 def role_of(pred_name: str | None) -> str | None:

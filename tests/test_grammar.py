@@ -9,7 +9,7 @@ from promptmem.programs.facts import ExtractFacts
 from promptmem.programs.select import SelectStatements
 from promptmem.programs.writers import EditNotes
 
-from promptmem.lm.grammar import MAX_ITEMS, narrow_note_ids, narrow_numbers, shown_ids
+from promptmem.lm.grammar import MAX_ITEMS, item_grammars, narrow_note_ids, narrow_numbers, shown_ids
 
 
 def schema_of(signature) -> dict:
@@ -18,7 +18,7 @@ def schema_of(signature) -> dict:
 
 def test_op_ids_are_the_shown_ones_and_lists_are_bounded():
     assert shown_ids("[n1] a\n[n12] b: [n3] inside\nno id") == ["n1", "n12"]
-    narrowed = narrow_note_ids(schema_of(EditNotes), ["n1", "n12"])
+    narrowed = narrow_note_ids(schema_of(EditNotes), ["n1", "n12"], item_grammars(EditNotes))
     variants = narrowed["$defs"]["MemoryOp"]["anyOf"]
     assert [(v["properties"]["action"]["enum"], v["properties"]["note_id"]["enum"]) for v in variants] == [
         (["ADD", "NOOP"], [""]),
@@ -31,15 +31,15 @@ def test_op_ids_are_the_shown_ones_and_lists_are_bounded():
         "minItems": 1,
         "maxItems": MAX_ITEMS,
     }
-    empty = narrow_note_ids(schema_of(EditNotes), [])
+    empty = narrow_note_ids(schema_of(EditNotes), [], item_grammars(EditNotes))
     assert empty["$defs"]["MemoryOp"]["properties"]["note_id"]["enum"] == [""]  # nothing to update
 
 
 def test_facts_are_bounded_and_other_outputs_untouched():
-    facts = narrow_note_ids(schema_of(ExtractFacts), [])
+    facts = narrow_note_ids(schema_of(ExtractFacts), [], item_grammars(ExtractFacts))
     assert (facts["properties"]["facts"]["minItems"], facts["properties"]["facts"]["maxItems"]) == (1, MAX_ITEMS)
     plain = {"type": "object", "properties": {"answer": {"type": "string"}}}
-    assert narrow_note_ids(plain, ["n1"]) == plain
+    assert narrow_note_ids(plain, ["n1"], {}) == plain
 
 
 def test_statement_numbers_are_the_shown_ones():
@@ -59,7 +59,7 @@ def test_llama_cpp_compiles_the_narrowed_grammar():
     llama_cpp = pytest.importorskip("llama_cpp", reason="llama-cpp-python (the `local` extra) is not installed")
     for signature in (EditNotes, ExtractFacts):
         grammar = llama_cpp.LlamaGrammar.from_json_schema(
-            json.dumps(narrow_note_ids(schema_of(signature), ["n1"])), verbose=False
+            json.dumps(narrow_note_ids(schema_of(signature), ["n1"], item_grammars(signature))), verbose=False
         )
         assert grammar is not None
     assert (

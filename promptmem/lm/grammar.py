@@ -3,13 +3,14 @@
 ``NoteIdsAdapter`` is DSPy's JSONAdapter with two changes to the schema the local engine
 decodes under (the prompt itself is unchanged, so its prefix stays reusable):
 
-- an op object (``action`` and ``note_id`` properties) becomes a choice between
-  ``{ADD|NOOP, note_id ""}`` and ``{UPDATE|DELETE, note_id one of the shown ids}`` (the second
-  only when notes are shown); the ids are read from the ``notes`` input (``[id] text`` lines);
+- the typed items a writer outputs lists of declare what the grammar needs
+  (``item_grammar``, a ``promptmem.roles.ItemGrammar``); an item that names a note (an op:
+  ``action`` and ``note_id``) becomes a choice between ``{ADD|NOOP, note_id ""}`` and
+  ``{UPDATE|DELETE, note_id one of the shown ids}`` (the second only when notes are shown); the
+  ids are read from the ``notes`` input (``[id] text`` lines);
 - an output list of integers (the select writer's statement numbers) may hold only the
   numbers of the ``[n] …`` lines of the ``lines`` input, 1 to that many of them;
-- an output list of ops or of facts (``subject``/``attribute``/``value`` objects) has
-  between 1 and ``MAX_ITEMS`` items: greedy decoding of a small model otherwise takes the
+- an output list of declared items (ops, facts) has between 1 and ``MAX_ITEMS`` items: greedy decoding of a small model otherwise takes the
   empty list, the grammar's easy way out, for every task (keeping the notes as they are is
   said explicitly: a NOOP, or restating a fact the notes hold), or repeats items until the
   token limit cuts it off.
@@ -30,76 +31,64 @@ import pydantic
 from dspy.utils.exceptions import AdapterParseError
 
 from promptmem.memory import shown_ids
+from promptmem.roles import ItemGrammar
 
 _IDS_KEY = "_promptmem_note_ids"  # carries the ids from __call__ to the response format
 _NUMBERS_KEY = "_promptmem_line_numbers"  # and the numbers of the lines shown
 
 
-def _is_op(schema: dict) -> bool:
-    props = schema.get("properties") or {}
-    return "action" in props and "note_id" in props
-
-
-def _is_fact(schema: dict) -> bool:
-    return {"subject", "attribute", "value"} <= set(schema.get("properties") or {})
+def item_grammars(signature) -> dict[str, ItemGrammar]:
+    """The typed items the signature outputs lists of, by their schema name, with what each
+    declares the grammar needs (``item_grammar``; items without one are left alone)."""
+    items = {}
+    for field in signature.output_fields.values():
+        args = get_args(field.annotation)
+        if get_origin(field.annotation) is list and args and isinstance(args[0], type):
+            grammar = getattr(args[0], "item_grammar", None)
+            if isinstance(grammar, ItemGrammar):
+                items[args[0].__name__] = grammar
+    return items
 
 
 def writes_items(signature) -> bool:
-    """The signature outputs a list of ops or facts."""
-    for field in signature.output_fields.values():
-        args = get_args(field.annotation)
-        if (
-            get_origin(field.annotation) is list
-            and args
-            and isinstance(args[0], type)
-            and issubclass(args[0], pydantic.BaseModel)
-        ):
-            schema = args[0].model_json_schema()
-            if _is_op(schema) or _is_fact(schema):
-                return True
-    return False
+    """The signature outputs a list of declared items (ops, facts)."""
+    return bool(item_grammars(signature))
 
 
 MAX_ITEMS = 6  # ops or facts per write: ~30 tokens each, well inside the 256-token default
 
 
-def _bound_items(schema: dict) -> None:
-    """Give every top-level list of ops or facts ``minItems: 1, maxItems: MAX_ITEMS`` (in place)."""
-    defs = schema.get("$defs") or {}
-    for prop in (schema.get("properties") or {}).values():
-        items = prop.get("items") or {}
-        item = defs.get(items.get("$ref", "").rpartition("/")[2], items)
-        if prop.get("type") == "array" and (_is_op(item) or _is_fact(item)):
-            prop.update(minItems=1, maxItems=MAX_ITEMS)
-
-
-def _narrowed_op(schema: dict, ids: list[str]) -> dict:
+def _narrowed_item(schema: dict, grammar: ItemGrammar, ids: list[str]) -> dict:
+    """An item naming a note: ids "" for the actions that name none, else one of ``ids``."""
     props = schema["properties"]
+    actions = props[grammar.action_field].get("enum", [])
 
-    def variant(actions: list[str], note_id: dict) -> dict:
-        return {**schema, "properties": {**props, "action": {"type": "string", "enum": actions}, "note_id": note_id}}
+    def variant(chosen: list[str], note_id: dict) -> dict:
+        action = {"type": "string", "enum": chosen}
+        return {**schema, "properties": {**props, grammar.action_field: action, grammar.id_field: note_id}}
 
-    variants = [variant(["ADD", "NOOP"], {"type": "string", "enum": [""]})]
+    variants = [variant([a for a in actions if a not in grammar.naming], {"type": "string", "enum": [""]})]
     if ids:
-        variants.append(variant(["UPDATE", "DELETE"], {"type": "string", "enum": ids}))
+        variants.append(variant([a for a in actions if a in grammar.naming], {"type": "string", "enum": ids}))
     return variants[0] if len(variants) == 1 else {"anyOf": variants}
 
 
-def narrow_note_ids(schema: dict, ids: list[str]) -> dict:
-    """A copy of ``schema`` whose op objects (in ``$defs`` or inline) accept only ``ids`` and
-    whose lists of ops or facts have 1 to ``MAX_ITEMS`` items."""
+def narrow_note_ids(schema: dict, ids: list[str], items: dict[str, ItemGrammar]) -> dict:
+    """A copy of ``schema`` whose top-level lists of ``items`` (``item_grammars``) hold 1 to
+    ``MAX_ITEMS`` of them, and whose items that name a note accept only ``ids``."""
     schema = copy.deepcopy(schema)
-    _bound_items(schema)
-
-    def walk(node):
-        if isinstance(node, dict):
-            for key, value in list(node.items()):
-                node[key] = _narrowed_op(value, ids) if isinstance(value, dict) and _is_op(value) else walk(value)
-        elif isinstance(node, list):
-            return [_narrowed_op(v, ids) if isinstance(v, dict) and _is_op(v) else walk(v) for v in node]
-        return node
-
-    return walk(schema)
+    defs = schema.get("$defs") or {}
+    for prop in (schema.get("properties") or {}).values():
+        item = prop.get("items") or {}
+        name = item.get("$ref", "").rpartition("/")[2] or item.get("title", "")
+        if prop.get("type") != "array" or name not in items:
+            continue
+        prop.update(minItems=1, maxItems=MAX_ITEMS)
+        if items[name].id_field and name in defs:
+            defs[name] = _narrowed_item(defs[name], items[name], ids)
+        elif items[name].id_field:
+            prop["items"] = _narrowed_item(item, items[name], ids)
+    return schema
 
 
 def narrow_numbers(schema: dict, numbers: list[int]) -> dict:
@@ -138,7 +127,7 @@ class NoteIdsAdapter(dspy.JSONAdapter):
         if not (isinstance(format_, type) and issubclass(format_, pydantic.BaseModel)):
             return
         schema = format_.model_json_schema()
-        narrowed = narrow_numbers(narrow_note_ids(schema, ids), numbers)
+        narrowed = narrow_numbers(narrow_note_ids(schema, ids, item_grammars(signature)), numbers)
         if narrowed != schema:
             model = pydantic.create_model(format_.__name__, __base__=format_)
             model.model_json_schema = lambda *args, **kwargs: narrowed

@@ -20,7 +20,7 @@ from difflib import SequenceMatcher
 
 import dspy
 
-from promptmem.roles import Write
+from promptmem.roles import OneCallWriter, Write
 from promptmem.signals.rewards import (
     DiscoveryFn,
     WriterState,
@@ -35,12 +35,13 @@ from promptmem.tasks import Stream, Suite, Task
 
 
 def check_one_call_writer(agent) -> None:
-    """GRPO re-rolls a write from one completion: an agent's writer that calls the LM must
-    make one call (ops, facts, notes); writers in code (append-raw) make none."""
+    """GRPO re-rolls a write from one completion: an agent's writer that calls the LM must be a
+    ``OneCallWriter``; writers in code (append-raw) make no call."""
     writer = agent.writer
-    if writer is not None and writer.predictors() and not hasattr(writer, "to_write"):
+    if writer is not None and writer.predictors() and not isinstance(writer, OneCallWriter):
         raise ValueError(
-            f"GRPO writer credit needs a one-call writer (ops, facts or notes), not {type(writer).__name__}"
+            f"GRPO writer credit needs a one-call writer (promptmem.roles.OneCallWriter: one LM call "
+            f"read by to_write), not {type(writer).__name__}"
         )
 
 

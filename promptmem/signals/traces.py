@@ -28,7 +28,7 @@ import dspy
 
 from promptmem.memory import InMemoryStore, Note, Snapshot
 from promptmem.progress import task_bar
-from promptmem.roles import role_of
+from promptmem.roles import OneCallWriter, role_of
 from promptmem.runner import run_task
 from promptmem.signals.rewards import WriterState, writer_recall
 from promptmem.tasks import Stream, Suite
@@ -115,7 +115,7 @@ def _role_reward(agent, role: str, outputs: dspy.Prediction, state: WriterState,
     if role == "actor" and "answer" in outputs:
         return suite.score(state.task, str(outputs["answer"]).strip()).score, ""
     writer = agent.writer
-    if role == "writer" and hasattr(writer, "to_write") and writer.output_field in outputs:
+    if role == "writer" and isinstance(writer, OneCallWriter) and writer.output_field in outputs:
         write = writer.to_write(list(state.snapshot.notes), outputs[writer.output_field], state.budget)
         recall = writer_recall(state, write, suite)
         return None if recall is None else (recall, write.error)
