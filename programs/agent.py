@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
 from importlib.metadata import version
 from pathlib import Path
 
@@ -15,28 +18,57 @@ from promptmem.programs.mem0_style import Mem0StyleWriter
 from promptmem.programs.select import SelectWriter
 from promptmem.programs.writers import NotesWriter, OpsWriter
 
+from promptmem.dotted import is_dotted, load_dotted
 from promptmem.files import write_json
+from promptmem.roles import OneCallWriter
 
-WRITERS = {
-    "notes": NotesWriter,
-    "ops": OpsWriter,
-    "facts": FactsWriter,
-    "mem0": Mem0StyleWriter,
-    "select": SelectWriter,
-}
-AGENTS = {
-    "seed": "the actor plus an LM writer (--writer notes|ops|facts|mem0|select) with first-draft instructions",
-    "no-memory": "the actor alone, with empty notes: the reference for memory gain",
-    "append-raw": "the actor over a recency buffer of raw observations (no LM writer)",
-    "append-lines": "append-raw with one note per observation line (a LoCoMo turn), so retrieval (--top-k) "
-    "picks lines, not whole observations; --show-time gives each line its date",
-    "full-context": "the actor over the whole history, cut to the LM's context window (no budget)",
-    "mem0": "the actor over the real mem0 library (mem0ai 2.2.1, the `peers` extra): each observation goes "
-    "to mem0's Memory.add (one LLM extraction call; mem0 2.x only adds), each question's notes are "
-    "Memory.search's top-k",
-}
-MEM0_AGENT = "mem0"
 MEM0_MEMORY = "promptmem.integrations.mem0"  # the memory backend the mem0 agent brings (check_run, run_memory)
+
+
+@dataclass(frozen=True)
+class Registered:
+    """A registry entry: what builds it, and one line on what it is good for (the help text)."""
+
+    build: Callable
+    about: str
+
+
+WRITERS: dict[str, Registered] = {
+    "ops": Registered(OpsWriter, "typed ADD/UPDATE/DELETE/NOOP edits of notes by id"),
+    "facts": Registered(FactsWriter, "subject/attribute/value facts, upserted per subject"),
+    "notes": Registered(NotesWriter, "rewrites the whole notes"),
+    "mem0": Registered(Mem0StyleWriter, "extracts facts, then one op per fact"),
+    "select": Registered(
+        SelectWriter,
+        "chooses which numbered statements of the observation to keep; kept word for word in a recency buffer",
+    ),
+}
+
+
+def register_writer(name: str, writer: type, about: str) -> None:
+    """Make ``writer`` (a class built with no arguments) the seed agent's ``--writer name``."""
+    WRITERS[name] = Registered(writer, about)
+
+
+def make_writer(spec: str) -> dspy.Module:
+    """A fresh writer: a ``WRITERS`` name, or a ``pkg.module:Class`` path to a writer class."""
+    if is_dotted(spec):
+        return load_dotted(spec, "--writer")()
+    if spec not in WRITERS:
+        raise ValueError(f"unknown writer {spec!r}; known: {', '.join(WRITERS)} or a pkg.module:Class path")
+    return WRITERS[spec].build()
+
+
+def one_call_writers() -> list[str]:
+    """The registered writers whose write is one LM call (``OneCallWriter``: GRPO can re-roll them)."""
+    return [name for name, entry in WRITERS.items() if isinstance(entry.build(), OneCallWriter)]
+
+
+def writer_help(one_call: bool = False) -> str:
+    """The ``--writer`` help, from ``WRITERS`` (``one_call``: only those GRPO can train)."""
+    names = one_call_writers() if one_call else list(WRITERS)
+    known = " | ".join(f"{name}: {WRITERS[name].about}" for name in names)
+    return f"The seed agent's writer. {known} | pkg.module:Class: a writer class of your own."
 
 
 class MemoryAgent(dspy.Module):
@@ -69,36 +101,68 @@ class MemoryAgent(dspy.Module):
         return self.writer is not None
 
 
+def _no_memory(name: str, actor: str, writer: str, buffer_share: float) -> MemoryAgent:
+    return MemoryAgent(ACTORS[actor](), None, name, actor_kind=actor)
+
+
+def _append_raw(
+    name: str, actor: str, writer: str, buffer_share: float, per_line: bool = False, fills_window: bool = False
+) -> MemoryAgent:
+    raw = AppendRawWriter(per_line=per_line)
+    return MemoryAgent(ACTORS[actor](), raw, name, "append-raw", fills_window=fills_window, actor_kind=actor)
+
+
+def _mem0(name: str, actor: str, writer: str, buffer_share: float) -> MemoryAgent:
+    return MemoryAgent(ACTORS[actor](), ForwardWriter(), name, "forward", memory_backend=MEM0_MEMORY, actor_kind=actor)
+
+
+def _seed(name: str, actor: str, writer: str, buffer_share: float) -> MemoryAgent:
+    lm_writer = make_writer(writer)
+    if buffer_share:
+        lm_writer = HybridWriter(lm_writer, buffer_share)
+    return MemoryAgent(ACTORS[actor](), lm_writer, name, writer, buffer_share=buffer_share, actor_kind=actor)
+
+
+SEED_AGENT = "seed"  # the agent whose LM writer --writer picks (and --buffer-share splits)
+AGENTS: dict[str, Registered] = {
+    SEED_AGENT: Registered(_seed, "the actor plus an LM writer (--writer) with first-draft instructions"),
+    "no-memory": Registered(_no_memory, "the actor alone, with empty notes: the reference for memory gain"),
+    "append-raw": Registered(_append_raw, "the actor over a recency buffer of raw observations (no LM writer)"),
+    "append-lines": Registered(
+        partial(_append_raw, per_line=True),
+        "append-raw with one note per observation line (a LoCoMo turn), so retrieval (--top-k) picks lines, "
+        "not whole observations; --show-time gives each line its date",
+    ),
+    "full-context": Registered(
+        partial(_append_raw, fills_window=True),
+        "the actor over the whole history, cut to the LM's context window (no budget)",
+    ),
+    "mem0": Registered(
+        _mem0,
+        "the actor over the real mem0 library (mem0ai 2.2.1, the `peers` extra): each observation goes to mem0's "
+        "Memory.add (one LLM extraction call; mem0 2.x only adds), each question's notes are Memory.search's top-k",
+    ),
+}
+
+
+def agent_help() -> str:
+    """The ``--agent`` help, from ``AGENTS``."""
+    known = " | ".join(f"{name}: {entry.about}" for name, entry in AGENTS.items())
+    return f"The agent. {known} | PATH.json: a saved program (e.g. optimize's OUT/program.json)."
+
+
 def build_agent(name: str, writer: str = "ops", buffer_share: float = 0.0, actor: str = "plain") -> MemoryAgent:
-    """A named agent (see ``AGENTS``); ``writer`` picks the seed agent's writer,
-    ``buffer_share`` > 0 gives that share of the budget to a recency buffer of raw
-    observations (``HybridWriter``) and ``actor`` picks the actor (``ACTORS``: plain | filter)."""
-    if buffer_share and name != "seed":
+    """A named agent (see ``AGENTS``); ``writer`` picks the seed agent's writer (a ``WRITERS``
+    name or a ``pkg.module:Class`` path), ``buffer_share`` > 0 gives that share of the budget
+    to a recency buffer of raw observations (``HybridWriter``) and ``actor`` picks the actor
+    (``ACTORS``: plain | filter)."""
+    if name not in AGENTS:
+        raise ValueError(f"unknown agent {name!r}; known: {', '.join(AGENTS)} or a saved PATH.json")
+    if buffer_share and name != SEED_AGENT:
         raise ValueError(f"--buffer-share applies to the seed agent's LM writer, not to {name!r}")
     if actor not in ACTORS:
         raise ValueError(f"unknown actor {actor!r}; known: {', '.join(ACTORS)}")
-    kind = {"actor_kind": actor}
-    if name == "no-memory":
-        return MemoryAgent(ACTORS[actor](), None, name, **kind)
-    if name in ("append-raw", "append-lines", "full-context"):
-        return MemoryAgent(
-            ACTORS[actor](),
-            AppendRawWriter(per_line=name == "append-lines"),
-            name,
-            "append-raw",
-            fills_window=name == "full-context",
-            **kind,
-        )
-    if name == MEM0_AGENT:
-        return MemoryAgent(ACTORS[actor](), ForwardWriter(), name, "forward", memory_backend=MEM0_MEMORY, **kind)
-    if name == "seed":
-        if writer not in WRITERS:
-            raise ValueError(f"unknown writer {writer!r}; known: {', '.join(WRITERS)}")
-        lm_writer = WRITERS[writer]()
-        if buffer_share:
-            lm_writer = HybridWriter(lm_writer, buffer_share)
-        return MemoryAgent(ACTORS[actor](), lm_writer, name, writer, buffer_share=buffer_share, **kind)
-    raise ValueError(f"unknown agent {name!r}; known: {', '.join(AGENTS)} or a saved PATH.json")
+    return AGENTS[name].build(name, actor, writer, buffer_share)
 
 
 def save_agent(agent: MemoryAgent, path: str | Path) -> None:
