@@ -18,7 +18,7 @@ from pathlib import Path
 import dspy
 
 from promptmem.evaluate import EvalConfig, claim_run_dir
-from promptmem.feedback import stream_feedback
+from promptmem.feedback import StreamFeedback, stream_feedback
 from promptmem.files import write_json
 from promptmem.lm.specs import LMConfig, adapter_for, is_local, make_lm
 from promptmem.metrics import stream_recall
@@ -26,9 +26,11 @@ from promptmem.optimize.proposer import CompactProposer
 from promptmem.optimize.windows import cut_windows, warm_memory
 from promptmem.options import option
 from promptmem.programs.agent import MemoryAgent, in_process, resolve_agent, save_agent
+from promptmem.programs.select import SelectWriter
 from promptmem.report.comparison import Entry, compare
 from promptmem.roles import Abilities, role_of
 from promptmem.runner import run_stream
+from promptmem.signals.select_feedback import selection_feedback
 from promptmem.suites import SuiteOptions, build_suite, suite_type
 from promptmem.tasks import Stream, Suite
 
@@ -114,19 +116,28 @@ class StreamProgram(dspy.Module):
             act=self.act,
             first_position=position,
         )
-        return dspy.Prediction(result=result, suite=self.suite)
+        return dspy.Prediction(result=result, suite=self.suite, selects=isinstance(self.agent.writer, SelectWriter))
+
+
+def run_feedback(gold, pred) -> StreamFeedback:
+    """The run's per-role feedback; a writer that chooses statements (``pred.selects``) gets the
+    hindsight lines naming the statements it dropped or kept first (``signals.select_feedback``)."""
+    feedback = stream_feedback(pred.result, pred.suite)
+    if pred.get("selects"):
+        feedback.writer[:0] = selection_feedback(gold.stream, pred.result, pred.suite)
+    return feedback
 
 
 def continual_metric(gold, pred, trace=None, pred_name=None, pred_trace=None) -> dspy.Prediction:
     """GEPA's metric: the stream score, with the feedback of the role being edited."""
-    feedback = stream_feedback(pred.result, pred.suite)
+    feedback = run_feedback(gold, pred)
     return dspy.Prediction(score=feedback.score, feedback=feedback.text(role_of(pred_name)))
 
 
 def recall_metric(gold, pred, trace=None, pred_name=None, pred_trace=None) -> dspy.Prediction:
     """GEPA's metric for a writer-only run: the stream's notes recall, with writer feedback."""
     recall = stream_recall(pred.result.records)
-    return dspy.Prediction(score=recall or 0.0, feedback=stream_feedback(pred.result, pred.suite).text("writer"))
+    return dspy.Prediction(score=recall or 0.0, feedback=run_feedback(gold, pred).text("writer"))
 
 
 OBJECTIVES = {"continual": continual_metric, "recall": recall_metric}

@@ -1,3 +1,4 @@
 """Learning signals, one reward for three consumers (GEPA's feedback, the recall objective,
-GRPO): the role calls a run makes (``traces``), the writer's rewards (``rewards``) and each
-role's reward over a trace row (``role_rewards``)."""
+GRPO): the role calls a run makes (``traces``), the writer's rewards (``rewards``), each
+role's reward over a trace row (``role_rewards``), the hindsight labels of the statements a
+selection writer is shown (``hindsight``) and the feedback built on them (``select_feedback``)."""
