@@ -1,10 +1,10 @@
-"""The README's result tables, rendered from benchmarks/results/*.json.
+"""The result tables of README.md and docs/*.md, rendered from benchmarks/results/*.json.
 
-Each table sits in README.md between ``<!-- results:NAME -->`` and ``<!-- /results -->``;
+Each table sits in a page between ``<!-- results:NAME -->`` and ``<!-- /results -->``;
 ``python benchmarks/readme_tables.py`` rewrites those blocks from the results files, and
 ``tests/test_readme_tables.py`` fails when a block and its file disagree.
 
-    python benchmarks/readme_tables.py            # rewrite README.md's tables
+    python benchmarks/readme_tables.py            # rewrite the pages' tables
     python benchmarks/readme_tables.py --check    # exit 1 if any table is out of date
 """
 
@@ -42,44 +42,25 @@ def _recall_score(row: dict) -> str:
     return f"{row['breakdown']['question_type']['recall']['score']:.2f}"
 
 
-def synthetic_rows(rows: list[dict], notes_recall: bool) -> str:
-    header = [
-        "model",
-        "agent",
-        "score",
-        "memory gain",
-        *(["notes recall"] if notes_recall else []),
-        "recall score",
-        "tokens/task",
-        "s/task",
-        "failed writes",
-        "rejected ops",
-        "final notes (chars)",
-    ]
-    return table(
-        header,
-        [
-            [
-                r["model"],
-                r["agent"],
-                f"{r['score']:.3f}",
-                gain(r["memory_gain"]),
-                *([maybe(r.get("notes_recall"))] if notes_recall else []),
-                _recall_score(r),
-                f"{r['tokens_per_task']:.0f}",
-                f"{r['seconds_per_task']:.1f}",
-                str(r["write_failures"]),
-                str(r["rejected_ops"]),
-                f"{r['final_notes_chars']:.0f}",
-            ]
-            for r in rows
-        ],
-    )
+SYNTHETIC_COLUMNS = {
+    "model": lambda r: r["model"],
+    "agent": lambda r: r["agent"],
+    "score": lambda r: f"{r['score']:.3f}",
+    "memory gain": lambda r: gain(r["memory_gain"]),
+    "notes recall": lambda r: maybe(r.get("notes_recall")),
+    "recall score": _recall_score,
+    "tokens/task": lambda r: f"{r['tokens_per_task']:.0f}",
+    "s/task": lambda r: f"{r['seconds_per_task']:.1f}",
+    "failed writes": lambda r: str(r["write_failures"]),
+    "rejected ops": lambda r: str(r["rejected_ops"]),
+    "final notes (chars)": lambda r: f"{r['final_notes_chars']:.0f}",
+}
+HEADLINE_COLUMNS = ("model", "agent", "score", "memory gain", "notes recall", "s/task")
 
 
-def synthetic(name: str, notes_recall: bool = True):
+def synthetic(name: str, columns=tuple(SYNTHETIC_COLUMNS)):
     """The renderer of a synthetic-suite table from ``name``.json (``benchmarks/baseline.py``)."""
-    return lambda: synthetic_rows(load(name)["rows"], notes_recall)
+    return lambda: table(list(columns), [[SYNTHETIC_COLUMNS[c](r) for c in columns] for r in load(name)["rows"]])
 
 
 def faults() -> str:
@@ -318,7 +299,8 @@ def locomo(name: str = "locomo") -> str:
 
 
 TABLES = {
-    "baseline": synthetic("baseline", notes_recall=False),
+    "headline": synthetic("select_writer_s3000", HEADLINE_COLUMNS),
+    "baseline": synthetic("baseline", [c for c in SYNTHETIC_COLUMNS if c != "notes recall"]),
     "writers": synthetic("writers"),
     "filter_actor": synthetic("filter_actor"),
     "select_writer": synthetic("select_writer"),
@@ -339,29 +321,39 @@ TABLES = {
 }
 
 
-def render(readme: str) -> str:
-    """``readme`` with every results block re-rendered from its file (unknown names are errors)."""
+def pages() -> list[Path]:
+    """The pages that hold results blocks: README.md and the docs."""
+    return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def render(page: str) -> str:
+    """``page`` with every results block re-rendered from its file (unknown names are errors)."""
 
     def block(match: re.Match) -> str:
         name = match.group("name")
         if name not in TABLES:
-            raise KeyError(f"README names results table {name!r}; known: {', '.join(TABLES)}")
+            raise KeyError(f"a page names results table {name!r}; known: {', '.join(TABLES)}")
         return match.group(1) + TABLES[name]() + match.group(4)
 
-    return BLOCK.sub(block, readme)
+    return BLOCK.sub(block, page)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--check", action="store_true", help="exit 1 if README.md's tables are out of date")
+    parser.add_argument("--check", action="store_true", help="exit 1 if any page's tables are out of date")
     args = parser.parse_args()
-    path = ROOT / "README.md"
-    readme = path.read_text()
-    fresh = render(readme)
-    if args.check:
-        sys.exit(0 if fresh == readme else 1)
-    path.write_text(fresh)
-    print(f"rendered {len(BLOCK.findall(readme))} tables into {path}")
+    stale = []
+    for path in pages():
+        text = path.read_text()
+        fresh = render(text)
+        if fresh != text:
+            stale.append(path)
+            if not args.check:
+                path.write_text(fresh)
+        if BLOCK.search(text):
+            print(f"{path.relative_to(ROOT)}: {len(BLOCK.findall(text))} tables" + (" (stale)" if fresh != text else ""))
+    if args.check and stale:
+        sys.exit(1)
 
 
 if __name__ == "__main__":
