@@ -7,6 +7,9 @@ time, and both sets of instructions.
 
     python benchmarks/optimize.py                                  # the README's numbers
     python benchmarks/optimize.py --objective continual --budget 14 # the continual objective
+    python benchmarks/optimize.py --writer select --budget 150 --minibatch 5 --test 6 --seed 5000 \
+        --out-run runs/bench-optimize-select-warm --out benchmarks/results/optimize_select_warm.json
+    python benchmarks/optimize.py --suite jsonl --data FILE ...     # streams from a file (train, val, test in order)
 """
 
 from __future__ import annotations
@@ -50,6 +53,9 @@ def recall_vs_score(run_dirs: list[Path]) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--suite", default="synthetic", help="synthetic | jsonl (with --data)")
+    parser.add_argument("--data", default=None, help="jsonl: the streams file (train, then val, then test streams)")
+    parser.add_argument("--warm-start", default="seed", help="seed | none: where each window's notes start")
     parser.add_argument("--lm", default="local:qwen2.5-coder-0.5b")
     parser.add_argument("--reflection-lm", default="local:qwen2.5-coder-1.5b")
     parser.add_argument("--writer", default="facts")
@@ -68,6 +74,9 @@ def main() -> None:
     parser.add_argument("--out", default="benchmarks/results/optimize.json")
     args = parser.parse_args()
     config = OptimizeConfig(
+        suite=args.suite,
+        data=args.data,
+        warm_start=args.warm_start,
         writer=args.writer,
         budget=args.budget,
         train=args.train,

@@ -2,6 +2,7 @@
 
 import json
 import re
+from dataclasses import replace
 
 import dspy
 from dspy.utils.dummies import DummyLM
@@ -289,3 +290,19 @@ def test_when_no_candidate_is_accepted_the_held_out_comparison_runs_the_seed_onc
     )
     assert summary["optimized_instructions"] == summary["seed_instructions"]
     assert set(summary["test"]) == {"seed"} and not (tmp_path / "test" / "optimized").exists()
+
+
+def test_demos_are_compared_held_out_alone_and_after_the_instructions(tmp_path):
+    config = replace(CONFIG, writer="select", demos=2)
+    task_lm = dspy.LM("scripted/world", engine=ScriptedWorld(), cache=False)
+    summary = optimize(
+        config,
+        LMConfig(spec="dummy/task"),
+        LMConfig(spec="dummy/reflect"),
+        tmp_path,
+        lm=task_lm,
+        reflection_lm=reflection_lm(),
+    )
+    assert {"seed", "seed + demos"} <= set(summary["test"])
+    assert len(summary["demos"]["writer"]) == 2 and "keep" in summary["demos"]["writer"][0]
+    assert len(load_agent(tmp_path / "seed_demos.json").writer.predict.demos) == 2

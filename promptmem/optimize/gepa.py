@@ -22,6 +22,7 @@ from promptmem.feedback import StreamFeedback, stream_feedback
 from promptmem.files import write_json
 from promptmem.lm.specs import LMConfig, adapter_for, is_local, make_lm
 from promptmem.metrics import stream_recall
+from promptmem.optimize.demos import hindsight_demos, with_demos
 from promptmem.optimize.proposer import CompactProposer
 from promptmem.optimize.windows import cut_windows, warm_memory
 from promptmem.options import option
@@ -65,6 +66,13 @@ class OptimizeConfig:
     val: int = option(4, "Validation streams (Pareto tracking).", min=1)
     test: int = option(4, "Held-out streams for seed vs optimized (0: skip).", min=0)
     window: int = option(8, "Tasks per GEPA example.", min=3)
+    demos: int = option(
+        0,
+        min=0,
+        help="Also compare held out with K few-shot demonstrations per role, labelled in hindsight on the train "
+        "streams (select writer: what later questions needed; actor: right answers from such notes), added to "
+        "the seed and to the optimized program.",
+    )
     warm_start: str = option(
         "seed",
         help="Where each GEPA window's notes start: seed (the notes the seed program held at the window's "
@@ -225,9 +233,9 @@ def _plot_curve(results, out: Path) -> None:
     plt.close(fig)
 
 
-def _compare(config: OptimizeConfig, lm_config: LMConfig, out: Path, lm, changed: bool = True) -> dict:
-    """Seed vs optimized on the held-out streams (files: the streams after train and val); the
-    seed alone when GEPA accepted no candidate (``changed`` False: the same program twice)."""
+def _compare(config: OptimizeConfig, lm_config: LMConfig, out: Path, lm, programs: list[tuple[str, str]]) -> dict:
+    """The ``programs`` (label, agent name or saved program) side by side on the held-out
+    streams (files: the streams after train and val)."""
     held_out = (
         {"seed": config.train + config.val, "data": config.data}
         if suite_type(config.suite).from_file
@@ -250,9 +258,9 @@ def _compare(config: OptimizeConfig, lm_config: LMConfig, out: Path, lm, changed
             lm_config,
             lm,
         )
-        for label, agent in (("seed", config.agent), ("optimized", str(out / "program.json")))
+        for label, agent in programs
     ]
-    return compare(entries if changed else entries[:1], out, runs=out / "test")
+    return compare(entries, out, runs=out / "test")
 
 
 def split_streams(config: OptimizeConfig) -> tuple[Suite, list[Stream], list[Stream], dict]:
@@ -363,6 +371,14 @@ def optimize(
         "proposals": _proposals(options, results),
     }
     changed = summary["optimized_instructions"] != summary["seed_instructions"]
-    summary["test"] = _compare(config, lm_config, out, lm, changed) if config.test else {}
+    programs = [("seed", config.agent)] + ([("optimized", str(out / "program.json"))] if changed else [])
+    if config.demos:  # the second lever, alone (seed + demos) and after GEPA's instructions
+        demos = hindsight_demos(train, suite, budget, config.demos)
+        for label, _ in list(programs):
+            path = out / f"{label}_demos.json"
+            save_agent(with_demos(agent if label == "seed" else optimized.agent, demos), path)
+            programs.append((f"{label} + demos", str(path)))
+        summary["demos"] = {role: [example.toDict() for example in examples] for role, examples in demos.items()}
+    summary["test"] = _compare(config, lm_config, out, lm, programs) if config.test else {}
     write_json(out / "summary.json", summary)
     return summary
