@@ -139,8 +139,10 @@ AGENTS: dict[str, Registered] = {
     ),
     "mem0": Registered(
         _mem0,
-        "the actor over the real mem0 library (mem0ai 2.2.1, the `peers` extra): each observation goes to mem0's "
-        "Memory.add (one LLM extraction call; mem0 2.x only adds), each question's notes are Memory.search's top-k",
+        "the real mem0 library (mem0ai 2.2.1; pip install 'promptmem[peers]') keeps the memories: each observation "
+        "goes to its Memory.add (one LLM call extracts memories; mem0 2.x only adds, never updates or deletes), the "
+        "actor sees Memory.search's top-k; same LM (a local model is served to mem0 by llama-cpp-python's server for "
+        "the run), MiniLM embeddings, embedded qdrant under OUT/memory/",
     ),
 }
 

@@ -26,11 +26,11 @@ from promptmem.memory.ranking import RankedRetriever, RankWeights
 from promptmem.memory.sqlite import SQLiteStore
 from promptmem.metrics import Report, build_report
 from promptmem.options import option
-from promptmem.programs.agent import MemoryAgent, build_agent, resolve_agent
+from promptmem.programs.agent import MemoryAgent, agent_help, build_agent, resolve_agent, writer_help
 from promptmem.progress import task_bar
 from promptmem.report.files import write_report
 from promptmem.runner import StreamResult, run_stream
-from promptmem.suites import SuiteOptions, build_suite
+from promptmem.suites import SuiteOptions, build_suite, suite_help
 from promptmem.tasks import Stream, Suite, cap_observations
 
 
@@ -38,15 +38,9 @@ from promptmem.tasks import Stream, Suite, cap_observations
 class EvalConfig:
     """What to evaluate; every field is written to ``config.json`` in the run directory."""
 
-    suite: str = option("synthetic", "Task suite: synthetic | jsonl | locomo (see `promptmem suites`).")
-    agent: str = option(
-        "seed",
-        "seed | no-memory | append-raw | append-lines | full-context | mem0 | PATH.json (a saved program). append-lines: one note per observation line (a LoCoMo turn), for retrieval over lines. mem0: the real mem0 library (mem0ai 2.2.1; pip install 'promptmem[peers]') keeps the memories: each observation goes to its Memory.add (one LLM call extracts memories; mem0 2.x only adds, never updates or deletes), the actor sees Memory.search's top-k; same LM (a local model is served to mem0 by llama-cpp-python's server for the run), MiniLM embeddings, embedded qdrant under OUT/memory/.",
-    )
-    writer: str = option(
-        "ops",
-        "Seed agent's writer: ops (typed ADD/UPDATE/DELETE/NOOP), facts (subject/attribute/value, upserted per subject), notes (rewrite), mem0 (extract facts, then one op per fact) or select (chooses which numbered statements of the observation to keep; kept word for word in a recency buffer).",
-    )
+    suite: str = option("synthetic", suite_help())
+    agent: str = option("seed", agent_help())
+    writer: str = option("ops", writer_help())
     buffer_share: float = option(
         0.0,
         "Seed agent: share of the notes budget kept as a recency buffer of raw observations beside the writer's notes (hybrid memory; 0 = none).",

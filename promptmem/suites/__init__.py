@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from promptmem.suites.jsonl import JsonlFormatError, JsonlSuite, load_streams
 from promptmem.suites.locomo import LocomoFormatError, LocomoSuite, load_locomo
-from promptmem.suites.registry import SUITES, SuiteOptions, SuiteType, build_suite, register_suite, suite_type
+from promptmem.suites.registry import (
+    SUITES,
+    SuiteOptions,
+    SuiteType,
+    build_suite,
+    register_suite,
+    suite_help,
+    suite_type,
+)
 from promptmem.suites.synthetic import SyntheticConfig, SyntheticSuite
 from promptmem.tasks import Suite
 
@@ -27,6 +35,7 @@ __all__ = [
     "build_suite",
     "make_suite",
     "register_suite",
+    "suite_help",
     "suite_type",
     "SyntheticConfig",
     "SyntheticSuite",

@@ -66,6 +66,11 @@ def suite_type(name: str) -> SuiteType:
     return SUITES[name]
 
 
+def suite_help() -> str:
+    """The ``--suite`` help, from the registry."""
+    return f"Task suite: {' | '.join(SUITES)} | pkg.module:Class (see `promptmem suites`)."
+
+
 def _flag(option: str) -> str:
     return "--" + option.replace("_", "-")
 
