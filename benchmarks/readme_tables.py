@@ -351,7 +351,7 @@ def main() -> None:
             if not args.check:
                 path.write_text(fresh)
         if BLOCK.search(text):
-            print(f"{path.relative_to(ROOT)}: {len(BLOCK.findall(text))} tables" + (" (stale)" if fresh != text else ""))
+            print(f"{path.relative_to(ROOT)}: {len(BLOCK.findall(text))} tables{' (stale)' if fresh != text else ''}")
     if args.check and stale:
         sys.exit(1)
 
