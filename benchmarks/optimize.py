@@ -56,6 +56,7 @@ def main() -> None:
     parser.add_argument("--suite", default="synthetic", help="synthetic | jsonl (with --data)")
     parser.add_argument("--data", default=None, help="jsonl: the streams file (train, then val, then test streams)")
     parser.add_argument("--warm-start", default="seed", help="seed | none: where each window's notes start")
+    parser.add_argument("--demos", type=int, default=0, help="also compare with K hindsight demos per role")
     parser.add_argument("--lm", default="local:qwen2.5-coder-0.5b")
     parser.add_argument("--reflection-lm", default="local:qwen2.5-coder-1.5b")
     parser.add_argument("--writer", default="facts")
@@ -77,6 +78,7 @@ def main() -> None:
         suite=args.suite,
         data=args.data,
         warm_start=args.warm_start,
+        demos=args.demos,
         writer=args.writer,
         budget=args.budget,
         train=args.train,
