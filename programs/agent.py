@@ -64,11 +64,12 @@ def one_call_writers() -> list[str]:
     return [name for name, entry in WRITERS.items() if isinstance(entry.build(), OneCallWriter)]
 
 
-def writer_help(one_call: bool = False) -> str:
-    """The ``--writer`` help, from ``WRITERS`` (``one_call``: only those GRPO can train)."""
+def writer_help(lead: str = "The seed agent's writer", one_call: bool = False) -> str:
+    """The ``--writer`` help after ``lead``, from ``WRITERS`` (``one_call``: only the writers
+    GRPO can train)."""
     names = one_call_writers() if one_call else list(WRITERS)
     known = " | ".join(f"{name}: {WRITERS[name].about}" for name in names)
-    return f"The seed agent's writer. {known} | pkg.module:Class: a writer class of your own."
+    return f"{lead}. {known} | pkg.module:Class: a writer class of your own."
 
 
 class MemoryAgent(dspy.Module):

@@ -26,13 +26,13 @@ from promptmem.optimize.demos import hindsight_demos, with_demos
 from promptmem.optimize.proposer import CompactProposer
 from promptmem.optimize.windows import cut_windows, warm_memory
 from promptmem.options import option
-from promptmem.programs.agent import MemoryAgent, in_process, resolve_agent, save_agent
+from promptmem.programs.agent import SEED_AGENT, MemoryAgent, in_process, resolve_agent, save_agent, writer_help
 from promptmem.programs.select import SelectWriter
 from promptmem.report.comparison import Entry, compare
 from promptmem.roles import Abilities, role_of
 from promptmem.runner import run_stream
 from promptmem.signals.select_feedback import selection_feedback
-from promptmem.suites import SuiteOptions, build_suite, suite_type
+from promptmem.suites import SUITES, SuiteOptions, build_suite, suite_type
 from promptmem.tasks import Stream, Suite
 
 AUTO_BUDGETS = ("light", "medium", "heavy")
@@ -47,11 +47,13 @@ class OptimizeConfig:
 
     suite: str = option(
         "synthetic",
-        "Where the GEPA examples come from: synthetic (generated windows) | jsonl | locomo (windows cut from --data; train, val and test take disjoint streams in file order, written to OUT/split.json).",
+        f"Where the GEPA examples come from: {' | '.join(SUITES)} | pkg.module:Class. A generated suite gives "
+        "generated windows; a suite read from --data, windows cut from its streams (train, val and test take "
+        "disjoint streams in file order, written to OUT/split.json).",
     )
     data: str | None = option(None, "jsonl, locomo: the data file.", path=True)
-    agent: str = option("seed", "Starting program: seed | PATH.json.")
-    writer: str = option("ops", "Seed agent's writer to evolve: ops | facts | notes | mem0 | select.")
+    agent: str = option("seed", f"Starting program: {SEED_AGENT} | PATH.json.")
+    writer: str = option("ops", writer_help("The seed agent's writer to evolve"))
     buffer_share: float = option(
         0.0,
         "Seed agent: share of the notes budget kept as a recency buffer of raw observations (hybrid memory).",
