@@ -20,6 +20,7 @@ from difflib import SequenceMatcher
 
 import dspy
 
+from promptmem.programs.agent import one_call_writers
 from promptmem.roles import OneCallWriter, Write
 from promptmem.signals.rewards import (
     DiscoveryFn,
@@ -40,8 +41,8 @@ def check_one_call_writer(agent) -> None:
     writer = agent.writer
     if writer is not None and writer.predictors() and not isinstance(writer, OneCallWriter):
         raise ValueError(
-            f"GRPO writer credit needs a one-call writer (promptmem.roles.OneCallWriter: one LM call "
-            f"read by to_write), not {type(writer).__name__}"
+            f"GRPO writer credit needs a one-call writer ({', '.join(one_call_writers())} or another "
+            f"promptmem.roles.OneCallWriter), not {type(writer).__name__}"
         )
 
 
