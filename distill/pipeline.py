@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from promptmem.distill.gguf_export import export_gguf, file_type, quantize
@@ -28,6 +28,7 @@ from promptmem.evaluate import EvalConfig, claim_run_dir, make_eval_suite
 from promptmem.files import write_json
 from promptmem.lm.embedded import model_path
 from promptmem.lm.specs import HF_PREFIX, LOCAL_PREFIX, LMConfig, adapter_for, local_gguf, make_lm
+from promptmem.options import option
 from promptmem.report.comparison import Entry, compare
 from promptmem.signals.role_rewards import RoleRewards
 from promptmem.signals.traces import Sampling, TraceRow, export_traces, sampling_report, traces_dataset
@@ -39,34 +40,49 @@ STUDENT_FORMAT = adapter_for(HF_PREFIX)  # how traces are rendered and students 
 class DistillConfig:
     """What to distill into what; written to ``config.json`` (a rerun must match it)."""
 
-    student: str = "qwen-0.5b"  # alias (see `promptmem models`), HF cache id, or checkpoint path
-    teacher: str = "seed"  # the teacher program: an agent name or a saved program.json
-    writer: str = "ops"  # the seed agent's writer (ignored for a program.json)
-    suite: str = "synthetic"
-    train_streams: int = 4  # streams traced for training
-    seed: int = 3000  # training streams' seed
-    tasks: int | None = 12  # synthetic: tasks per stream
-    test_streams: int = 2  # held-out streams for the comparison
-    test_seed: int = 4000
-    budget: int | None = None  # notes budget (default: the suite's)
-    samples: int = 1  # rejection sampling: teacher samples per call (the greedy one and samples-1 at
-    #   sample_temperature); each row keeps the best by its role's reward
-    sample_temperature: float = 1.0
-    min_actor_score: float = 0.5  # SFT keeps actor rows scoring at least this
-    min_writer_credit: float | None = None  # SFT keeps writes whose realized credit is at least this
-    # GRPO phases in order, each the roles it trains for train.grpo_steps steps; e.g.
-    # (("writer",), ("actor", "writer")): the writer first (against the teacher's frozen
-    # actor, as every writer reward is), then both roles together
-    schedule: tuple[tuple[str, ...], ...] = (("actor", "writer"),)
-    horizon: int = 3  # writer credit: questions re-rolled after a write
-    discovery_weight: float = 0.5  # actor reward: weight of discoveries that reach memory
-    writer_reward: str = "recall"  # GRPO writer reward: recall (notes recall of the next questions
-    #   where the suite knows their answers, no actor calls; credit elsewhere) | credit (re-rolled)
-    format_weight: float = 0.2  # GRPO weight of the format shaping reward
-    serve: str = "gguf"  # how the comparison serves students: gguf (students dequantized from an
-    #   embedded GGUF are written back as GGUFs at the teacher's quantization and run by llama.cpp,
-    #   the teacher's engine) | hf (transformers, float32)
-    train: TrainConfig = field(default_factory=TrainConfig)
+    student: str = option(
+        "qwen-0.5b",
+        "Student: qwen-0.5b | qwen-1.5b | smollm2-135m (dequantized from the embedded GGUFs), qwen-4b | qwen-1.7b | qwen-0.6b (from the local HF cache), or a checkpoint path.",
+    )
+    teacher: str = option("seed", "Teacher program: seed | PATH.json (e.g. a `promptmem optimize` program.json).")
+    writer: str = option(
+        "ops",
+        "The seed teacher's writer (ignored for a program.json): ops | facts | notes (GRPO writer credit needs a one-call writer).",
+    )
+    suite: str = option("synthetic", "The suite the teacher is traced on and the students compared on.", cli=False)
+    train_streams: int = option(4, "Streams the teacher is traced on.", min=1)
+    seed: int = option(3000, "The training streams' seed.", cli=False)
+    tasks: int | None = option(12, "Synthetic: tasks per stream.", min=3)
+    test_streams: int = option(2, "Held-out streams for the final comparison.", min=1)
+    test_seed: int = option(4000, "The held-out streams' seed.", cli=False)
+    budget: int | None = option(None, "Notes budget in characters (default: the suite's).", cli=False)
+    samples: int = option(
+        1,
+        "Rejection sampling: teacher completions per call (the greedy one, the rest at --sample-temperature); each trace row keeps the best by its role's reward (an answer's score, a write's notes recall). OUT/traces/sampling.json gives pass@1 and pass@k.",
+        min=1,
+    )
+    sample_temperature: float = option(1.0, "Temperature of the extra teacher samples.")
+    min_actor_score: float = option(0.5, "SFT keeps the actor rows scoring at least this.", cli=False)
+    min_writer_credit: float | None = option(
+        None,
+        "SFT keeps only the teacher's writes whose realized credit (next questions' score minus the recent ones') is at least this.",
+    )
+    schedule: tuple[tuple[str, ...], ...] = option(
+        (("actor", "writer"),),
+        "GRPO phases, comma-separated, each the roles it trains (joined by +) for --grpo-steps steps: e.g. writer,actor+writer trains the writer against the teacher's frozen actor first, then both roles.",
+    )
+    horizon: int = option(3, "Writer credit: questions re-rolled after a write.", cli=False)
+    discovery_weight: float = option(0.5, "Actor reward: weight of the discoveries that reach memory.", cli=False)
+    writer_reward: str = option(
+        "recall",
+        "GRPO writer reward: recall (notes recall of the next questions where the suite knows their answers, no actor calls; credit elsewhere) | credit (the next questions re-answered by the teacher's actor).",
+    )
+    format_weight: float = option(0.2, "GRPO weight of the format shaping reward.", cli=False)
+    serve: str = option(
+        "gguf",
+        "How the comparison runs the students: gguf (a student dequantized from an embedded GGUF is written back as a GGUF at the teacher's quantization and run by llama.cpp, like a local teacher) | hf (transformers).",
+    )
+    train: TrainConfig = option(help="Training knobs of the SFT and GRPO stages.", default_factory=TrainConfig)
 
 
 def sft_rows(rows: list[TraceRow], min_actor_score: float, min_writer_credit: float | None = None) -> list[TraceRow]:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from promptmem.files import write_json
+from promptmem.options import option
 
 if TYPE_CHECKING:  # the rows' type only: training runs without DSPy (the GPU check)
     from promptmem.signals.traces import TraceRow
@@ -25,27 +26,33 @@ if TYPE_CHECKING:  # the rows' type only: training runs without DSPy (the GPU ch
 class TrainConfig:
     """Training knobs shared by the SFT and GRPO stages (written to the run directory)."""
 
-    sft_epochs: float = 2.0
-    sft_lr: float = 2e-4
-    batch_size: int = 4
-    max_length: int = 2048  # tokens per SFT example (prompt + completion)
-    lora: bool = True  # LoRA adapters (merged at the end) instead of full fine-tuning
-    lora_r: int = 16
-    grpo_steps: int = 20
-    grpo_lr: float = 5e-6
-    generations: int = 4  # completions per prompt (the GRPO group)
-    max_completion_tokens: int = 128
-    temperature: float = 1.0
-    beta: float = 0.0  # KL weight (0: no reference model, as in recent GRPO practice)
-    vllm: str | None = None  # GPU only: colocate | server
-    save_steps: int = 10
-    seed: int = 0
-    gradient_checkpointing: bool = (
-        True  # recompute activations: less memory, more compute (~15% per SFT step, 135M on CPU)
+    sft_epochs: float = option(2.0, "SFT epochs over the kept trace rows.")
+    sft_lr: float = option(2e-4, "SFT learning rate.", cli=False)
+    batch_size: int = option(4, "SFT batch size.", cli=False)
+    max_length: int = option(2048, "Tokens per SFT example (prompt + completion).", cli=False)
+    lora: bool = option(True, "LoRA (merged at the end) instead of full fine-tuning.")
+    lora_r: int = option(16, "LoRA rank (alpha: twice the rank).", cli=False)
+    grpo_steps: int = option(20, "GRPO steps.", min=0)
+    grpo_lr: float = option(5e-6, "GRPO learning rate.", cli=False)
+    generations: int = option(4, "Completions per prompt (the GRPO group).", min=2)
+    max_completion_tokens: int = option(128, "GRPO completion limit in tokens.", cli=False)
+    temperature: float = option(1.0, "GRPO sampling temperature.", cli=False)
+    beta: float = option(0.0, "KL weight (0: no reference model, as in recent GRPO practice).", cli=False)
+    vllm: str | None = option(None, "GPU only: generate GRPO completions with vLLM, colocate | server.")
+    save_steps: int = option(10, "Steps between checkpoints.", cli=False)
+    seed: int = option(0, "Training seed.", cli=False)
+    gradient_checkpointing: bool = option(
+        True,
+        "Recompute activations in the backward pass: less memory, more compute (~15% per SFT step for the 135M student on CPU: turn it off for small students).",
     )
-    prompts_per_step: int = 4  # GRPO: prompts (groups) per optimizer step (gradient accumulation)
-    max_resamples: int = 2  # GRPO dynamic sampling (DAPO): times a step's groups are generated again
-    #   with fresh prompts in place of the groups whose rewards were all equal (0: off)
+    prompts_per_step: int = option(
+        4, "GRPO groups per optimizer step (gradient accumulation; more: steadier updates).", min=1
+    )
+    max_resamples: int = option(
+        2,
+        "GRPO dynamic sampling (DAPO): times a step's groups are generated again, with fresh prompts in place of groups whose rewards were all equal (no gradient); groups still flat are logged as skipped. 0: off.",
+        min=0,
+    )
 
 
 def _device_args() -> dict:

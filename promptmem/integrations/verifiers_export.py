@@ -14,10 +14,11 @@ import json
 import re
 import shutil
 import tempfile
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from promptmem.evaluate import EvalConfig
+from promptmem.options import option
 
 VERIFIERS_VERSION = "0.4.0"  # the verifiers.v1 API prime-rl consumes
 
@@ -88,13 +89,22 @@ def _copy_into(package: Path, path: str | None, target: str) -> str | None:
     return f"data/{target}"
 
 
-def export_verifiers(
-    config: EvalConfig, out: str | Path, *, name: str | None = None, horizon: int = 3, writer_weight: float = 0.5
-) -> Path:
+@dataclass(frozen=True)
+class PackageConfig:
+    """The exported package's own settings: its name and its rewards."""
+
+    name: str | None = option(None, "Package and taskset id (default promptmem-SUITE).")
+    horizon: int = option(3, "The writer's reward looks at the next N questions.", min=1)
+    writer_weight: float = option(0.5, "Weight of the `writer` reward beside `score` (weight 1).", min=0.0)
+
+
+def export_verifiers(config: EvalConfig, out: str | Path, options: PackageConfig | None = None) -> Path:
     """Write the package for ``config``'s streams into ``out`` (which must not exist or be
     empty) and return ``out``. Raises ValueError for what the environment cannot run."""
     from promptmem.integrations.verifiers_env import EXPORT_FILE, EXPORT_FORMAT, Setup  # the `peers` extra
 
+    options = options or PackageConfig()
+    name, horizon, writer_weight = options.name, options.horizon, options.writer_weight
     out = Path(out)
     if out.exists() and any(out.iterdir()):
         raise ValueError(f"{out} is not empty; export into a new directory")

@@ -18,6 +18,7 @@ import dspy
 
 from promptmem.lm.embedded import DEFAULT_LOCAL_MODEL, gguf_path
 from promptmem.lm.grammar import NoteIdsAdapter
+from promptmem.options import option
 
 LOCAL_PREFIX = "local"
 HF_PREFIX = "hf:"
@@ -27,14 +28,22 @@ HF_PREFIX = "hf:"
 class LMConfig:
     """How to build the LM for a spec."""
 
-    spec: str = f"{LOCAL_PREFIX}:{DEFAULT_LOCAL_MODEL}"  # LM spec string
-    api_base: str | None = None  # server URL for hosted specs (hosted_vllm/..., openai/...)
-    temperature: float = 0.0  # sampling temperature (0 = greedy)
-    max_tokens: int = 256  # completion limit per call (an 800-char notes rewrite is ~220 tokens)
-    context: int = 4096  # context window for local models, in tokens
-    threads: int | None = None  # CPU threads for local models (default: all cores)
-    contexts: int = 4  # local models: llama.cpp contexts, one per prompt family (1 = one shared)
-    timeout: float = 120.0  # seconds per call for hosted LMs
+    spec: str = option(
+        f"{LOCAL_PREFIX}:{DEFAULT_LOCAL_MODEL}",
+        "LM spec: local:qwen2.5-coder-1.5b | local:qwen2.5-coder-0.5b | local:smollm2-135m | any DSPy/litellm model (openai/gpt-4.1-mini, hosted_vllm/NAME with --api-base).",
+        flag="lm",
+    )
+    api_base: str | None = option(None, "Server URL for hosted LMs (vLLM, an OpenAI-compatible server).")
+    temperature: float = option(0.0, "Sampling temperature (0 = greedy).", cli=False)
+    max_tokens: int = option(256, "Completion limit per LM call (an 800-character notes rewrite is ~220 tokens).")
+    context: int = option(4096, "Context window for local models, in tokens.", cli=False)
+    threads: int | None = option(None, "CPU threads for local models (default: all cores).", cli=False)
+    contexts: int = option(
+        4,
+        "Local models: llama.cpp contexts, one per prompt family (actor, writer, ...), each re-processing only what changed since its own previous prompt; 1 = one shared context.",
+        min=1,
+    )
+    timeout: float = option(120.0, "Seconds per call for hosted LMs.", cli=False)
 
 
 def window_chars(config: LMConfig, prompt_overhead_tokens: int = 700, chars_per_token: float = 3.0) -> int:

@@ -18,21 +18,24 @@ from promptmem.evaluate import EvalConfig, claim_run_dir, evaluate
 from promptmem.files import write_json
 from promptmem.lm.specs import LMConfig, make_lm
 from promptmem.optimize.gepa import OptimizeConfig, optimize
+from promptmem.options import option
 
 
 @dataclass(frozen=True)
 class TuneConfig:
     """The search space and the evaluation each trial runs; written to ``config.json``."""
 
-    trials: int = 8  # trials this worker runs (the study may hold more)
-    streams: int = 2  # tuning streams per trial (held out from tests: seed below)
-    tasks: int = 16  # tasks per tuning stream
-    seed: int = 500  # tuning streams' generator seed
-    budgets: tuple[int, ...] = (400, 800, 1600)  # notes budgets (characters) to try
-    top_ks: tuple[int, ...] = (0, 4, 8)  # retrieval top-k to try (0: show every note)
-    writers: tuple[str, ...] = ("ops", "notes")  # writer styles to try
-    gepa_budget: str | None = None  # run GEPA per trial with this budget (None: seed prompts)
-    minibatches: tuple[int, ...] = (2, 3, 5)  # GEPA minibatch sizes to try (with gepa_budget)
+    trials: int = option(8, "Trials this worker runs (the shared study may hold more).", min=1)
+    streams: int = option(2, "Tuning streams per trial.", min=1)
+    tasks: int = option(16, "Tasks per tuning stream.", min=3)
+    seed: int = option(500, "Tuning streams' generator seed (held out from the tests' streams).", cli=False)
+    budgets: tuple[int, ...] = option((400, 800, 1600), "Notes budgets (characters) to try.")
+    top_ks: tuple[int, ...] = option((0, 4, 8), "Retrieval top-k to try (0: every note).")
+    writers: tuple[str, ...] = option(("ops", "notes"), "Writer styles to try.")
+    gepa_budget: str | None = option(
+        None, "Also run GEPA per trial with this budget, tuning its minibatch size (default: the seed prompts)."
+    )
+    minibatches: tuple[int, ...] = option((2, 3, 5), "GEPA minibatch sizes to try (with gepa_budget).", cli=False)
 
 
 def _trial(trial, config: TuneConfig, lm_config: LMConfig, reflection: LMConfig, out: Path, lm) -> float:

@@ -16,8 +16,11 @@ from statistics import mean
 import dspy
 
 from promptmem.files import write_json
+from promptmem.lm.specs import LMConfig
 from promptmem.programs.judge import Judge
 from promptmem.runner import StreamResult
+
+JUDGE_LM = LMConfig(max_tokens=32)  # the judge's default LM: a verdict is one word
 
 
 def judge_run(

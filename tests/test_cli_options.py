@@ -1,0 +1,210 @@
+"""Every option declared once: a command's options come from its config dataclasses' fields
+(help, bounds, default, flag), the configs are built back from them, and cli.py declares by
+hand only the few options no config holds."""
+
+import ast
+import dataclasses
+import os
+import subprocess
+import sys
+import typing
+from pathlib import Path
+
+import pytest
+import typer
+import typer.main
+from promptmem.distill.pipeline import DistillConfig
+from rich.markup import escape
+from typer.testing import CliRunner
+
+from promptmem import cli
+from promptmem.cli import app
+from promptmem.cli_options import Options, config_options
+from promptmem.evaluate import EvalConfig
+from promptmem.lm.specs import LMConfig
+from promptmem.optimize.gepa import REFLECTION_LM, TASK_LM
+from promptmem.options import help_of, option
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# command -> (its function, the options it declares itself: none of them is a config field)
+COMMANDS = {
+    "eval": (cli.eval_command, {"out"}),
+    "optimize": (cli.optimize_command, {"out"}),
+    "distill": (cli.distill_command, {"until", "out"}),
+    "tune": (cli.tune_command, {"out"}),
+    "judge": (cli.judge_command, {"out"}),
+    "export verifiers": (cli.export_verifiers_command, {"out"}),
+}
+
+
+def click_command(path: str):
+    command = typer.main.get_command(app)
+    for name in path.split():
+        command = command.commands[name]
+    return command
+
+
+def cli_fields(cls, only=None, exclude=()) -> list[dataclasses.Field]:
+    """Every field of ``cls`` an option should show, read from the dataclass itself: cli=True,
+    picked by only/exclude, the fields of a nested config dataclass in its place."""
+    hints = typing.get_type_hints(cls)
+    found = []
+    for field in dataclasses.fields(cls):
+        if not field.metadata.get("cli", True) or field.name in exclude or (only and field.name not in only):
+            continue
+        kind = hints[field.name]
+        found += cli_fields(kind) if dataclasses.is_dataclass(kind) else [field]
+    return found
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_every_config_field_is_an_option_with_the_fields_help_bounds_and_default(name):
+    function, own = COMMANDS[name]
+    params = {param.name: param for param in click_command(name).params}
+    shown = set()
+    for group_name, group in function.config_groups.items():
+        options = function.config_options[group_name]
+        expected = cli_fields(group.cls, group.only, group.exclude)
+        assert [o.field for o in options] == expected, f"{name} {group_name}: fields and options differ"
+        for o in options:
+            param = params[o.param]
+            assert help_of(o.field), f"{name} {o.flag}: the field {o.field.name} has no help"
+            assert param.help == escape(help_of(o.field)), f"{name} {o.flag}"
+            assert (getattr(param, "min", None), getattr(param, "max", None)) == (
+                o.field.metadata["min"],
+                o.field.metadata["max"],
+            ), f"{name} {o.flag}"
+            shown.add(o.param)
+    # every option is a config field's or one of the command's own short list
+    assert set(params) - shown == own, name
+    assert not own & shown
+
+
+def test_cli_py_declares_only_the_commands_own_options():
+    tree = ast.parse((ROOT / "promptmem" / "cli.py").read_text())
+    functions = {node.name: node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
+    for name, (function, own) in COMMANDS.items():
+        node = functions[function.__name__]
+        assert any(
+            isinstance(d, ast.Call) and getattr(d.func, "id", "") == "config_options" for d in node.decorator_list
+        ), name
+        arguments = node.args.args + node.args.kwonlyargs
+        defaults = dict(zip([a.arg for a in node.args.args][::-1], node.args.defaults[::-1]))
+        defaults |= {a.arg: d for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults) if d is not None}
+        declared = {arg for arg, default in defaults.items() if isinstance(default, ast.Call)}
+        assert declared == own, f"{name}: options declared by hand: {declared - own}"
+        groups = {a.arg for a in arguments} - declared
+        assert groups == set(function.config_groups), name
+        helps = [k for call in ast.walk(node) if isinstance(call, ast.Call) for k in call.keywords if k.arg == "help"]
+        assert len(helps) == len(own), f"{name}: help written in cli.py beside its own options"
+
+
+def test_eval_help_renders_at_80_columns():
+    result = subprocess.run(
+        [sys.executable, "-m", "promptmem.cli", "eval", "--help"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "COLUMNS": "80", "TERMINAL_WIDTH": "80"},
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    lines = result.stdout.splitlines()
+    assert max(map(len, lines)) <= 80
+    text = result.stdout
+    assert "--buffer-share" in text and "--lm" in text and "--out" in text and "Examples" in text
+    assert "promptmem[peers" in text.replace("\\", "")  # the field's brackets survive Rich markup
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_every_commands_help_renders(name):
+    result = CliRunner().invoke(app, [*name.split(), "--help"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+
+
+def test_the_configs_are_built_back_from_the_options(tmp_path, monkeypatch):
+    import promptmem.distill.pipeline
+
+    import promptmem.evaluate
+    import promptmem.integrations.verifiers_export
+    import promptmem.optimize.tune
+
+    calls = {}
+
+    def recorded(module, name):
+        def stub(*args, **kwargs):
+            calls[name] = args
+            raise typer.Exit(0)
+
+        monkeypatch.setattr(module, name, stub)
+
+    def run(*args):
+        result = CliRunner().invoke(app, list(args))
+        assert result.exit_code == 0, result.output
+        return result
+
+    recorded(promptmem.optimize.tune, "tune")
+    run("tune", "--budgets", "100, 200", "--writers", "ops", "--reflection-lm", "openai/x", "--out", "t")
+    config, lm, reflection, out = calls["tune"]
+    assert (config.budgets, config.writers, config.top_ks, config.seed) == ((100, 200), ("ops",), (0, 4, 8), 500)
+    assert lm == TASK_LM and reflection == dataclasses.replace(REFLECTION_LM, spec="openai/x") and out == Path("t")
+
+    recorded(promptmem.distill.pipeline, "distill")
+    run("distill", "--schedule", "writer,actor+writer", "--grpo-steps", "3", "--no-lora", "--max-tokens", "64")
+    config, lm, _ = calls["distill"]
+    assert config.schedule == (("writer",), ("actor", "writer")) and lm == LMConfig(max_tokens=64)
+    assert config.train == dataclasses.replace(DistillConfig().train, grpo_steps=3, lora=False)
+    assert (
+        dataclasses.replace(config, schedule=DistillConfig().schedule, train=DistillConfig().train) == DistillConfig()
+    )
+
+    recorded(promptmem.evaluate, "evaluate")
+    run("eval", "--data", "d.jsonl", "--suite", "jsonl", "--no-baseline", "--contexts", "2", "--out", "e")
+    config, lm, out = calls["evaluate"]
+    assert config == EvalConfig(suite="jsonl", data="d.jsonl", baseline=False) and lm == LMConfig(contexts=2)
+
+    recorded(promptmem.integrations.verifiers_export, "export_verifiers")
+    run("export", "verifiers", "--horizon", "5", "--out", str(tmp_path / "p"))
+    config, _, package = calls["export_verifiers"]
+    assert config == EvalConfig(streams=8) and (package.horizon, package.writer_weight, package.name) == (5, 0.5, None)
+
+    result = CliRunner().invoke(app, ["tune", "--budgets", "100,many", "--out", "t"])
+    assert result.exit_code == 2 and "--budgets" in result.output and "many" in result.output
+
+
+def test_a_field_declared_with_option_becomes_an_option_of_every_command_that_takes_its_config():
+    @dataclasses.dataclass(frozen=True)
+    class Inner:
+        retries: int = option(2, "Times a failed call is retried.", min=0)
+
+    @dataclasses.dataclass(frozen=True)
+    class Outer:
+        name: str = option("x", "The name.", flag="called")
+        phases: tuple[tuple[str, ...], ...] = option((("a", "b"),), "Phases.")
+        hidden: int = option(1, "Not on the command line.", cli=False)
+        inner: Inner = option(help="Inner settings.", default_factory=Inner)
+
+    sample = typer.Typer()
+    seen = []
+
+    @sample.command()
+    @config_options(outer=Outer, lm=Options(LMConfig(max_tokens=9), prefix="judge", only=("spec",)))
+    def command(outer: Outer, lm: LMConfig, verbose: bool = typer.Option(False, help="Say more.")) -> None:
+        seen.append((outer, lm, verbose))
+
+    text = CliRunner().invoke(sample, ["--help"], env={"COLUMNS": "200"}).output
+    assert all(flag in text for flag in ("--called", "--phases", "--retries", "--judge-lm", "--verbose"))
+    assert "--hidden" not in text and "a+b" in text
+    result = CliRunner().invoke(sample, ["--retries", "5", "--phases", "c,d+e", "--judge-lm", "m", "--verbose"])
+    assert result.exit_code == 0, result.output
+    assert seen == [(Outer(phases=(("c",), ("d", "e")), inner=Inner(5)), LMConfig(spec="m", max_tokens=9), True)]
+    assert CliRunner().invoke(sample, ["--retries", "-1"]).exit_code == 2
+
+    with pytest.raises(TypeError, match="--lm is declared twice"):
+
+        @config_options(a=Options(LMConfig, only=("spec",)), b=Options(LMConfig, only=("spec",)))
+        def twice(a: LMConfig, b: LMConfig) -> None: ...
+
+    with pytest.raises(TypeError, match="no field nope"):
+        config_options(a=Options(LMConfig, only=("nope",)))(lambda a: None)
