@@ -21,7 +21,7 @@ from pathlib import Path
 from promptmem.distill.gguf_export import export_gguf, file_type, quantize
 from promptmem.distill.students import EMBEDDED, resolve_student
 from promptmem.distill.training import TrainConfig, grpo, reward_curve, sft
-from promptmem.programs.agent import in_process, resolve_agent
+from promptmem.programs.agent import SEED_AGENT, in_process, resolve_agent, writer_help
 from promptmem.programs.judge import DiscoveryJudge
 
 from promptmem.evaluate import EvalConfig, claim_run_dir, make_eval_suite
@@ -44,10 +44,12 @@ class DistillConfig:
         "qwen-0.5b",
         "Student: qwen-0.5b | qwen-1.5b | smollm2-135m (dequantized from the embedded GGUFs), qwen-4b | qwen-1.7b | qwen-0.6b (from the local HF cache), or a checkpoint path.",
     )
-    teacher: str = option("seed", "Teacher program: seed | PATH.json (e.g. a `promptmem optimize` program.json).")
+    teacher: str = option(
+        "seed", f"Teacher program: {SEED_AGENT} | PATH.json (e.g. a `promptmem optimize` program.json)."
+    )
     writer: str = option(
         "ops",
-        "The seed teacher's writer (ignored for a program.json): ops | facts | notes (GRPO writer credit needs a one-call writer).",
+        writer_help("The seed teacher's writer (ignored for a program.json; GRPO needs one call per write)", True),
     )
     suite: str = option("synthetic", "The suite the teacher is traced on and the students compared on.", cli=False)
     train_streams: int = option(4, "Streams the teacher is traced on.", min=1)

@@ -285,7 +285,7 @@ def export_verifiers_command(
     One rollout is one stream: every actor and writer call of the agent is one turn of the
     policy, in a fresh context; the notes carry across the stream's tasks. The agent is seed,
     no-memory, append-raw or a saved program (copied into the package, as the --data file is);
-    its writer makes one call per write (ops, facts, notes), as GRPO needs. Rewards: `score`
+    its writer makes one call per write (a one-call writer), as GRPO needs. Rewards: `score`
     (the suite's score of the answers) and `writer` (notes recall of the next questions where
     the suite knows the answers, else the realized credit) -- the functions promptmem's GRPO uses.
     """
