@@ -19,6 +19,7 @@ from promptmem.files import write_json
 from promptmem.lm.specs import LMConfig, make_lm
 from promptmem.optimize.gepa import OptimizeConfig, optimize
 from promptmem.options import option
+from promptmem.programs.agent import WRITERS
 
 
 @dataclass(frozen=True)
@@ -31,7 +32,9 @@ class TuneConfig:
     seed: int = option(500, "Tuning streams' generator seed (held out from the tests' streams).", cli=False)
     budgets: tuple[int, ...] = option((400, 800, 1600), "Notes budgets (characters) to try.")
     top_ks: tuple[int, ...] = option((0, 4, 8), "Retrieval top-k to try (0: every note).")
-    writers: tuple[str, ...] = option(("ops", "notes"), "Writer styles to try.")
+    writers: tuple[str, ...] = option(
+        ("ops", "notes"), f"Writer styles to try: {', '.join(WRITERS)} or pkg.module:Class paths."
+    )
     gepa_budget: str | None = option(
         None, "Also run GEPA per trial with this budget, tuning its minibatch size (default: the seed prompts)."
     )
