@@ -16,6 +16,7 @@ import json
 import shutil
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from functools import partial
 from pathlib import Path
 
 from promptmem.distill.gguf_export import export_gguf, file_type, quantize
@@ -49,7 +50,9 @@ class DistillConfig:
     )
     writer: str = option(
         "ops",
-        writer_help("The seed teacher's writer (ignored for a program.json; GRPO needs one call per write)", True),
+        partial(
+            writer_help, "The seed teacher's writer (ignored for a program.json; GRPO needs one call per write)", True
+        ),
     )
     suite: str = option("synthetic", "The suite the teacher is traced on and the students compared on.", cli=False)
     train_streams: int = option(4, "Streams the teacher is traced on.", min=1)
