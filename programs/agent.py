@@ -33,14 +33,23 @@ class Registered:
     about: str
 
 
+# The default first: the best held-out results (numbers: 1.5B, synthetic suite, the results file named).
 WRITERS: dict[str, Registered] = {
-    "ops": Registered(OpsWriter, "typed ADD/UPDATE/DELETE/NOOP edits of notes by id"),
-    "facts": Registered(FactsWriter, "subject/attribute/value facts, upserted per subject"),
-    "notes": Registered(NotesWriter, "rewrites the whole notes"),
-    "mem0": Registered(Mem0StyleWriter, "extracts facts, then one op per fact"),
     "select": Registered(
         SelectWriter,
-        "chooses which numbered statements of the observation to keep; kept word for word in a recency buffer",
+        "chooses which numbered statements of the observation to keep, stored word for word in a recency buffer; "
+        "the best measured writer (0.744 vs append-raw 0.667 on 6 fresh streams, select_writer_s3000.json)",
+    ),
+    "ops": Registered(
+        OpsWriter,
+        "typed ADD/UPDATE/DELETE/NOOP edits of notes by id; the small models rarely keep anything with it "
+        "(0.308 = no memory, notes recall 0.00, writers.json)",
+    ),
+    "facts": Registered(FactsWriter, "subject/attribute/value facts, upserted per subject (0.385, writers.json)"),
+    "notes": Registered(NotesWriter, "rewrites the whole notes; slowest (0.423, baseline.json)"),
+    "mem0": Registered(
+        Mem0StyleWriter,
+        "extracts facts, then one op per fact against similar notes (LoCoMo F1 0.161, locomo_writers.json)",
     ),
 }
 
@@ -168,10 +177,13 @@ def build_agent(name: str, writer: str = "ops", buffer_share: float = 0.0, actor
     return AGENTS[name].build(name, actor, writer, buffer_share)
 
 
+AGENT_FORMAT = "promptmem.agent/1"
+
+
 def save_agent(agent: MemoryAgent, path: str | Path) -> None:
     """Write the agent's prompts and how to rebuild it as JSON with version metadata."""
     payload = {
-        "format": "promptmem.agent/1",
+        "format": AGENT_FORMAT,
         "promptmem": version("promptmem"),
         "dspy": dspy.__version__,
         "agent": agent.name,
@@ -183,20 +195,48 @@ def save_agent(agent: MemoryAgent, path: str | Path) -> None:
     write_json(path, payload)
 
 
+def _fields(state: dict) -> dict[str, list[str]]:
+    """Each predictor of a dumped state and its fields' prefixes, in order."""
+    return {name: [f.get("prefix") for f in part["signature"]["fields"]] for name, part in state.items()}
+
+
+def _check_state(agent: MemoryAgent, state: dict, writer: str) -> None:
+    """``state`` has the predictors and fields of the agent it is loaded into (a ValueError
+    naming the first that differs): a program's state only fits the writer it was saved with."""
+    built, saved = _fields(agent.dump_state()), _fields(state)
+    for name in sorted(set(built) | set(saved)):
+        if built.get(name) != saved.get(name):
+            raise ValueError(
+                f"its state does not fit writer {writer!r}: predictor {name} has fields "
+                f"{saved.get(name) or 'none'} where that writer's has {built.get(name) or 'none'}"
+            )
+
+
 def load_agent(path: str | Path) -> MemoryAgent:
-    """Rebuild an agent saved by ``save_agent``; a file of another shape is a ValueError."""
+    """Rebuild an agent saved by ``save_agent``: a file of another format or shape, or a state
+    that does not fit the writer it names, is a ValueError naming the file."""
     path = Path(path)
     try:
-        payload = json.loads(path.read_text())
+        payload = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(payload, dict) or "format" not in payload:
+            raise ValueError("not a promptmem agent file (it names no format)")
+        if payload["format"] != AGENT_FORMAT:
+            raise ValueError(
+                f"format {payload['format']!r}, where this promptmem reads {AGENT_FORMAT!r}; save the "
+                "program again with this version"
+            )
         agent = build_agent(
             payload["agent"],
             payload["writer"] or "ops",
             payload.get("buffer_share", 0.0),
             payload.get("actor", "plain"),
         )
+        _check_state(agent, payload["state"], payload["writer"] or "ops")
         agent.load_state(payload["state"])
-    except (OSError, json.JSONDecodeError, KeyError, TypeError) as err:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, AttributeError) as err:
         raise ValueError(f"{path}: not a promptmem agent file ({type(err).__name__}: {err})") from err
+    except ValueError as err:
+        raise ValueError(f"{path}: {err}") from err
     return agent
 
 

@@ -1,5 +1,7 @@
 """Programs and the runner with scripted LMs (DummyLM)."""
 
+import json
+
 import dspy
 import pytest
 from conftest import raising_lm, scripted_lm
@@ -138,6 +140,23 @@ def test_bad_agent_files_and_names_are_clear_errors(tmp_path):
         build_agent("best")
     with pytest.raises(ValueError, match="unknown writer 'crud'"):
         build_agent("seed", "crud")
+
+
+def test_a_program_of_another_format_or_writer_is_refused_naming_its_file(tmp_path):
+    path = tmp_path / "program.json"
+    save_agent(build_agent("seed", "facts"), path)
+    saved = json.loads(path.read_text())
+    cases = [
+        ({**saved, "format": "promptmem.agent/2"}, "format 'promptmem.agent/2', where this promptmem reads"),
+        ({k: v for k, v in saved.items() if k != "format"}, "not a promptmem agent file"),
+        ({**saved, "writer": "ops"}, "state does not fit writer 'ops': predictor writer.predict has fields"),
+        ({**saved, "writer": "mem0"}, "predictor writer.decide"),
+        ({**saved, "writer": "crud"}, "unknown writer 'crud'"),
+    ]
+    for payload, message in cases:
+        path.write_text(json.dumps(payload))
+        with pytest.raises(ValueError, match=f"^{path}: .*{message}"):
+            load_agent(path)
 
 
 def test_mem0_style_writer_extracts_then_decides_per_fact():
