@@ -52,6 +52,14 @@ def test_loads_streams_and_scores_with_each_tasks_scorer(tmp_path):
             "tasks[0] (id 'a').answer: a task with a question needs a gold answer",
         ),
         (
+            {"stream_id": "x", "tasks": [{"id": "a", "question": "q?", "answer": ["b", " "]}]},
+            "line 2, tasks[0] (id 'a').answer: holds an empty answer, which no answer can match",
+        ),
+        (
+            {"stream_id": "x", "tasks": [{"id": "a", "question": "q?", "answer": ""}]},
+            "line 2, tasks[0] (id 'a').answer: holds an empty answer",
+        ),
+        (
             {"stream_id": "x", "tasks": [{"id": "a", "question": "q?", "answer": 3}]},
             "tasks[0] (id 'a').answer: must be a string, a list of strings or null",
         ),

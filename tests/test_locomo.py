@@ -63,6 +63,7 @@ def test_sessions_in_order_and_questions_after_their_last_evidence(tmp_path):
         (lambda c: c["conversation"]["session_1"][1].pop("text"), "session_1[1]: each turn needs"),
         (lambda c: c["qa"][1].update(category=7), "tiny.qa[1].category: 7 is not one of [1, 2, 3, 4, 5]"),
         (lambda c: c["qa"][0].pop("answer"), "tiny.qa[0].answer: missing"),
+        (lambda c: c["qa"][0].update(answer=" "), "tiny.qa[0].answer: is empty"),
         (lambda c: c.pop("qa"), "tiny.qa: missing or not a list"),
     ],
 )

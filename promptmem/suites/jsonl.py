@@ -66,6 +66,8 @@ def _parse_task(raw: Any, path: Path, line: int, index: int) -> Task:
         _fail(path, line, f"{where}.answer", "must be a string, a list of strings or null")
     if question is not None and not answers:
         _fail(path, line, f"{where}.answer", "a task with a question needs a gold answer")
+    if any(not a.strip() for a in answers):
+        _fail(path, line, f"{where}.answer", "holds an empty answer, which no answer can match")
     scorer = raw.get("scorer", "exact")
     if scorer not in SCORERS:
         _fail(path, line, f"{where}.scorer", f"{scorer!r} is not one of {sorted(SCORERS)}")

@@ -75,6 +75,8 @@ def _qa_task(qa: Any, index: int, where: str, last_session: int) -> tuple[int, T
     gold = qa.get("adversarial_answer" if category == 5 else "answer", qa.get("answer"))
     if gold is None:
         _fail(f"{where}.answer", "missing")
+    if not str(gold).strip():
+        _fail(f"{where}.answer", "is empty: a question needs a gold answer it can be scored against")
     session = max(evidence_sessions(qa.get("evidence") or []), default=last_session)
     meta = {
         "category": category,
@@ -134,7 +136,16 @@ def load_locomo(path: str | Path, questions_at_end: bool = False, questions: int
         ) from err
     if not isinstance(data, list) or not data:
         raise LocomoFormatError(f"{path}: expected a non-empty list of conversations")
-    return [conversation_stream(raw, i, questions_at_end, questions) for i, raw in enumerate(data)]
+    streams = [conversation_stream(raw, i, questions_at_end, questions) for i, raw in enumerate(data)]
+    first: dict[str, int] = {}
+    for index, stream in enumerate(streams):
+        if stream.id in first:
+            raise LocomoFormatError(
+                f"{path}: conversations #{first[stream.id]} and #{index} share the sample_id {stream.id!r}; "
+                "give each conversation its own"
+            )
+        first[stream.id] = index
+    return streams
 
 
 class LocomoSuite:
