@@ -1,24 +1,27 @@
 """``evaluate``: run an agent (and the no-memory reference) over streams, in parallel
 threads, into a resumable run directory.
 
-Layout of ``out``: ``config.json``; ``streams/<agent|no-memory>/<stream id>.json`` (one per
-finished stream: a rerun skips them); ``memory/<agent>/<stream id>.db`` with ``--store
-sqlite``; ``report.json``, ``summary.md``, ``learning_curve.png``.
+Layout of ``out``: ``config.json``; ``streams/<agent|no-memory>/<name>.json`` (one per
+finished stream: a rerun skips them) and ``<name>.progress.jsonl`` (the finished tasks of a
+stream under way: a rerun goes on from the next one, ``promptmem.resume``);
+``memory/<agent>/<name>.db`` with ``--store sqlite``; ``report.json``, ``summary.md``,
+``learning_curve.png``. ``<name>`` is the stream id made safe as a file name
+(``promptmem.files.safe_name``). One run at a time holds the directory (``run_lock``).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, is_dataclass
+from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
 
 import dspy
 
-from promptmem.files import RunDirError, write_json
+from promptmem.failures import LMUnavailable
+from promptmem.files import RunDirError, read_json, safe_name, write_json
 from promptmem.lm.specs import LMConfig, adapter_for, is_local, make_lm, window_chars
 from promptmem.memory import InMemoryStore, Memory, word_overlap
 from promptmem.memory.embedding import EmbeddingRetriever
@@ -29,7 +32,9 @@ from promptmem.options import option
 from promptmem.programs.agent import MemoryAgent, agent_help, build_agent, resolve_agent, writer_help
 from promptmem.progress import task_bar
 from promptmem.report.files import write_report
-from promptmem.runner import StreamResult, run_stream
+from promptmem.resume import SUFFIX, StreamProgress, resume_stream
+from promptmem.rundir import claim_run_dir, run_lock, strip_credentials
+from promptmem.runner import StreamResult
 from promptmem.suites import SuiteOptions, build_suite, suite_help
 from promptmem.tasks import Stream, Suite, cap_observations
 
@@ -40,7 +45,7 @@ class EvalConfig:
 
     suite: str = option("synthetic", suite_help())
     agent: str = option("seed", agent_help())
-    writer: str = option("ops", writer_help())
+    writer: str = option("select", writer_help())
     buffer_share: float = option(
         0.0,
         "Seed agent: share of the notes budget kept as a recency buffer of raw observations beside the writer's notes (hybrid memory; 0 = none).",
@@ -109,61 +114,19 @@ def make_eval_suite(config: EvalConfig) -> Suite:
     return build_suite(config.suite, SuiteOptions.of(config))
 
 
-def _differences(old: dict, new: dict, prefix: str = "") -> list[str]:
-    """Dotted names of the entries that differ between two nested dicts."""
-    names = []
-    for key in sorted(set(old) | set(new)):
-        a, b = old.get(key), new.get(key)
-        if isinstance(a, dict) and isinstance(b, dict):
-            names += _differences(a, b, f"{prefix}{key}.")
-        elif a != b:
-            names.append(f"{prefix}{key}")
-    return names
-
-
-def _as_stored(value):
-    """A config section as ``config.json`` holds it (dataclasses as dicts, tuples as lists)."""
-    return json.loads(json.dumps(asdict(value) if is_dataclass(value) else value))
-
-
-def _with_defaults(stored: dict, defaults: dict) -> dict:
-    """``stored`` with every key it lacks (nested) taken from ``defaults``."""
-    filled = dict(stored)
-    for key, value in defaults.items():
-        if key not in filled:
-            filled[key] = value
-        elif isinstance(filled[key], dict) and isinstance(value, dict):
-            filled[key] = _with_defaults(filled[key], value)
-    return filled
-
-
-def claim_run_dir(out: Path, sections: dict) -> dict:
-    """Write ``sections`` (dataclass configs or plain values) to ``out/config.json`` and return
-    them as written, or refuse if ``out`` holds another config. A setting the stored config
-    lacks (one added after that run) counts as its default, so a new option alone does not
-    orphan old runs."""
-    path = out / "config.json"
-    config = {name: _as_stored(value) for name, value in sections.items()}
-    if path.exists():
-        defaults = {name: _as_stored(type(value)()) for name, value in sections.items() if is_dataclass(value)}
-        previous = _with_defaults(json.loads(path.read_text()), defaults)
-        if previous != config:
-            changed = _differences(previous, config)
-            raise RunDirError(
-                f"{out} holds a run with another configuration (differs in: "
-                f"{', '.join(changed)}); use another --out to start a new run"
-            )
-    out.mkdir(parents=True, exist_ok=True)
-    write_json(path, config)
-    return config
-
-
-def memory_factory(config: EvalConfig, budget: int, out: Path) -> Callable[[str, str], Memory]:
-    """A fresh memory for (agent label, stream id); sqlite files restart with the stream."""
+def check_memory_options(config: EvalConfig) -> None:
+    """The options that choose promptmem's stores name one that exists (a ValueError if not)."""
     if config.store not in ("memory", "sqlite"):
         raise ValueError(f"unknown store {config.store!r}; known: memory, sqlite")
     if config.retriever not in ("lexical", "embedding"):
         raise ValueError(f"unknown retriever {config.retriever!r}; known: lexical, embedding")
+    if config.rank:
+        RankWeights.parse(config.rank)
+
+
+def memory_factory(config: EvalConfig, budget: int, out: Path) -> Callable[[str, str], Memory]:
+    """A fresh memory for (agent label, stream id); sqlite files restart with the stream."""
+    check_memory_options(config)
     retriever = EmbeddingRetriever() if config.retriever == "embedding" else None
     if config.rank:
         retriever = RankedRetriever(RankWeights.parse(config.rank), retriever.scores if retriever else word_overlap)
@@ -177,9 +140,9 @@ def memory_factory(config: EvalConfig, budget: int, out: Path) -> Callable[[str,
                 max_deletes=config.max_deletes,
                 **({"retriever": retriever} if retriever else {}),
             )
-        path = out / "memory" / label / f"{stream_id}.db"
+        path = out / "memory" / label / f"{safe_name(stream_id)}.db"
         path.parent.mkdir(parents=True, exist_ok=True)
-        for stale in path.parent.glob(f"{stream_id}.db*"):
+        for stale in path.parent.glob(f"{path.name}*"):
             stale.unlink()
         return SQLiteStore(
             path,
@@ -207,6 +170,16 @@ def memory_backend(
         yield make
 
 
+def _finished(path: Path, stream: Stream) -> StreamResult:
+    """The finished stream file at ``path``, read back (a RunDirError names it if unreadable)."""
+    redo = f"delete it to run stream {stream.id!r} again"
+    data = read_json(path, redo)
+    try:
+        return StreamResult.from_json(data)
+    except (KeyError, TypeError, AttributeError) as err:
+        raise RunDirError(f"{path} is not a finished stream ({type(err).__name__}: {err}); {redo}") from err
+
+
 def _run_jobs(
     jobs: list[tuple[str, MemoryAgent, Stream]],
     suite: Suite,
@@ -217,12 +190,14 @@ def _run_jobs(
     threads: int,
     show_progress: bool,
 ) -> dict[str, list[StreamResult]]:
+    """Every job's result: read from its finished file, or run (resumed from its progress file
+    unless the agent keeps its memory elsewhere) and, when no LM call failed, saved finished."""
     results: dict[str, list[StreamResult]] = {label: [] for label, _, _ in jobs}
     pending = []
     for label, agent, stream in jobs:
-        path = out / "streams" / label / f"{stream.id}.json"
+        path = out / "streams" / label / f"{safe_name(stream.id)}.json"
         if path.exists():
-            results[label].append(StreamResult.from_json(json.loads(path.read_text())))
+            results[label].append(_finished(path, stream))
         else:
             pending.append((label, agent, stream, path))
     total = sum(len(stream.tasks) for _, _, stream, _ in pending)
@@ -230,23 +205,20 @@ def _run_jobs(
         bar = progress.add_task(f"{len(pending)} streams to run", total=total)
 
         def run(label, agent, stream, path):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            kept = None if agent.memory_backend else StreamProgress(path.with_name(path.stem + SUFFIX), stream.id)
             memory = make_memory(label, stream.id)
             try:
-                result = run_stream(
-                    agent,
-                    stream,
-                    suite,
-                    lm,
-                    budget=memory.budget,
-                    adapter=adapter,
-                    memory=memory,
-                    on_task=lambda _: progress.advance(bar),
+                result = resume_stream(
+                    agent, stream, suite, lm, memory, kept, adapter=adapter, on_task=lambda _: progress.advance(bar)
                 )
             finally:
                 if hasattr(memory, "close"):  # stores holding files (SQLite, mem0's qdrant and history)
                     memory.close()
-            path.parent.mkdir(parents=True, exist_ok=True)
-            write_json(path, result.to_json(), indent=1)
+            if not any(r.failed_calls for r in result.records):
+                write_json(path, result.to_json(), indent=1)
+                if kept:
+                    kept.remove()
             return label, result
 
         with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
@@ -265,6 +237,18 @@ def _run_jobs(
     return results
 
 
+def _check_streams(streams: list[Stream], config: EvalConfig, suite: Suite) -> None:
+    """There is a stream to run and no two share an id (their files would)."""
+    source = suite.describe().get("path") or f"the {suite.name} suite"
+    if not streams:
+        raise ValueError(f"--seed {config.seed} is past the last stream of {source}; its first stream is --seed 0")
+    seen: set[str] = set()
+    for stream in streams:
+        if stream.id in seen:
+            raise ValueError(f"{source}: two streams have the id {stream.id!r}; give every stream its own id")
+        seen.add(stream.id)
+
+
 def evaluate(
     config: EvalConfig,
     lm_config: LMConfig,
@@ -273,26 +257,41 @@ def evaluate(
     lm: dspy.BaseLM | None = None,
     show_progress: bool = True,
 ) -> Report:
-    """Run the evaluation into ``out`` (resuming what a previous run there finished)."""
+    """Run the evaluation into ``out``, resuming what a previous run there kept. Every option is
+    checked before ``out`` is touched; an LM that cannot answer at all stops the run
+    (``LMUnavailable``, saying what to fix) with nothing more marked finished."""
     out = Path(out)
     suite = make_eval_suite(config)
     agent = resolve_agent(config.agent, config.writer, config.buffer_share, config.actor)
-    if agent.memory_backend:  # before the run claims its directory: the backend can run
+    if agent.memory_backend:  # the backend can run and no option chooses promptmem's stores
         import_module(agent.memory_backend).check_run(config, lm_config)
+    else:
+        check_memory_options(config)
     budget = window_chars(lm_config) if agent.fills_window else config.budget or suite.notes_budget
     streams = cap_observations(suite.streams(config.streams, seed=config.seed), config.max_observation)
-    run_config = claim_run_dir(
-        out, {"eval": config, "lm": lm_config, "budget": budget, "suite": suite.describe(), "agent_name": agent.name}
-    )
+    _check_streams(streams, config, suite)
+    lm = lm or make_lm(lm_config)
     jobs = [("agent", agent, s) for s in streams]
     if config.baseline and agent.uses_memory:
         baseline = build_agent("no-memory")
         jobs += [("no-memory", baseline, s) for s in streams]
-    lm = lm or make_lm(lm_config)
     threads = 1 if is_local(lm_config.spec) else config.threads  # else seconds count lock waits
-    with memory_backend(agent, config, lm_config, budget, out) as make_memory:
-        results = _run_jobs(jobs, suite, lm, adapter_for(lm_config.spec), make_memory, out, threads, show_progress)
-    base_results = results.get("no-memory") or (results["agent"] if not agent.uses_memory else None)
-    report = build_report(results["agent"], base_results, suite.breakdown_keys, run_config)
-    write_report(report, out)
+    with run_lock(out):
+        run_config = claim_run_dir(
+            out,
+            {"eval": config, "lm": lm_config, "budget": budget, "suite": suite.describe(), "agent_name": agent.name},
+        )
+        try:
+            with memory_backend(agent, config, lm_config, budget, out) as make_memory:
+                results = _run_jobs(
+                    jobs, suite, lm, adapter_for(lm_config.spec), make_memory, out, threads, show_progress
+                )
+        except LMUnavailable as err:
+            where = f" at {strip_credentials(lm_config.api_base)}" if lm_config.api_base else ""
+            raise LMUnavailable(
+                f"{lm_config.spec}{where}: {err}. The tasks done so far are kept: rerun the same command to resume"
+            ) from err
+        base_results = results.get("no-memory") or (results["agent"] if not agent.uses_memory else None)
+        report = build_report(results["agent"], base_results, suite.breakdown_keys, run_config)
+        write_report(report, out)
     return report

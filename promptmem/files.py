@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,37 @@ from typing import Any
 class RunDirError(ValueError):
     """A run directory that cannot be used: it holds a run with another configuration, or it is
     not a finished run where one is needed."""
+
+
+_AS_IS = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
+
+
+def safe_name(key: str) -> str:
+    """The file name (extension aside) that stands for ``key``, an id from a data file: the id
+    itself when it is at most 64 lowercase ASCII letters, digits, ``.``, ``_`` or ``-``, starting
+    with a letter or digit; otherwise its readable part, ``~`` and a hash of the whole id
+    (``../x`` -> ``x~1f2e...``). The same id always gets the same name, distinct ids distinct
+    names (an id kept as it is holds no ``~``; case never tells two names apart), and no name
+    leaves its folder or holds a glob character."""
+    if _AS_IS.fullmatch(key):
+        return key
+    readable = re.sub(r"[^a-z0-9._-]+", "-", key.lower()).strip(".-_")[:40] or "id"
+    return f"{readable}~{hashlib.sha256(key.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
+
+
+def read_json(path: str | Path, fix: str) -> Any:
+    """The JSON a run wrote at ``path``, read back; an unreadable or malformed file is a
+    ``RunDirError`` that names it and says ``fix`` (what to do about it)."""
+    path = Path(path)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        problem = f"cannot be read ({err.strerror or err})"
+    except UnicodeDecodeError:
+        problem = "is not UTF-8 text"
+    except json.JSONDecodeError as err:
+        problem = f"is not valid JSON ({err.msg} at line {err.lineno}, column {err.colno})"
+    raise RunDirError(f"{path} {problem}; {fix}")
 
 
 def write_text(path: str | Path, text: str) -> None:

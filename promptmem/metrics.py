@@ -29,7 +29,9 @@ class Summary:
     """One agent over a set of streams.
 
     ``notes_recall`` is the mean over streams of each stream's mean notes recall (None when
-    no question had one: no memory, or a suite without evidence).
+    no question had one: no memory, or a suite without evidence). ``failed_calls`` counts the
+    LM calls that failed for now (``TaskRecord.failed_calls``) and ``unfinished`` the streams
+    they left unfinished (a rerun retries them).
     ``score`` is the mean over streams of each stream's mean *headline* question score (a
     task whose ``meta["headline"]`` is False, e.g. LoCoMo's adversarial category, is
     reported only in ``breakdown``); ``metrics`` are the suite's extra metrics averaged the
@@ -52,6 +54,8 @@ class Summary:
     rejected_ops: int
     final_notes_chars: float
     notes_recall: float | None = None
+    failed_calls: int = 0
+    unfinished: int = 0
 
 
 @dataclass
@@ -147,6 +151,8 @@ def summarize(results: Sequence[StreamResult], breakdown_keys: Sequence[str] = (
         rejected_ops=sum(not op["applied"] for r in records for op in r.ops),
         final_notes_chars=round(_mean(sum(len(n["text"]) for n in res.final_notes) for res in results), 1),
         notes_recall=_mean_recall(results),
+        failed_calls=sum(r.failed_calls for r in records),
+        unfinished=sum(any(r.failed_calls for r in res.records) for res in results),
     )
 
 

@@ -10,9 +10,11 @@ from typing import Any
 import dspy
 from dspy.utils.usage_tracker import track_usage
 
+from promptmem.failures import LMUnavailable, fatal, transient
 from promptmem.memory import EMPTY_NOTES, InMemoryStore, Memory, When, WriteFailed
 from promptmem.recall import notes_recall
 from promptmem.roles import Write
+from promptmem.rundir import strip_credentials
 from promptmem.tasks import Stream, Suite, Task
 
 
@@ -23,7 +25,8 @@ class TaskRecord:
     answer (``promptmem.recall``; None where memory is not needed or not used);
     ``prompt_tokens_reused`` counts prompt tokens served from a cached prefix instead of being
     processed; ``error`` and ``write_error`` say why the actor's answer or the writer's output
-    was unusable."""
+    was unusable; ``failed_calls`` counts the LM calls among those that failed for now
+    (``promptmem.failures.transient``: a rerun retries the task)."""
 
     task_id: str
     position: int
@@ -46,6 +49,7 @@ class TaskRecord:
     write_error: str = ""
     write_raw: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
+    failed_calls: int = 0
 
 
 @dataclass
@@ -77,7 +81,17 @@ class StreamResult:
 
 
 def _describe(err: Exception) -> str:
-    return f"{type(err).__name__}: {str(err).splitlines()[0][:300] if str(err) else ''}"
+    """The error's type and first line, without credentials (it is written to the run's files)."""
+    return strip_credentials(f"{type(err).__name__}: {str(err).splitlines()[0][:300] if str(err) else ''}")
+
+
+def _lm_failure(err: Exception, role: str) -> int:
+    """1 when ``err`` is an LM call that failed for now, 0 for the task's own failure; an LM
+    that cannot answer at all stops the run (``LMUnavailable``, saying what to fix)."""
+    fix = fatal(err)
+    if fix:
+        raise LMUnavailable(f"the {role}'s LM call failed: {_describe(err)}; {fix}") from err
+    return int(transient(err))
 
 
 def _usage(tracker) -> dict[str, int]:
@@ -100,11 +114,12 @@ def when_of(task: Task, position: int) -> When:
 
 def run_task(agent, task: Task, position: int, suite: Suite, memory: Memory, act: bool = True) -> TaskRecord:
     """One step. LM failures (the actor's, the writer's, a store's ``WriteFailed``) are
-    recorded, never raised: the stream goes on. With
+    recorded and the stream goes on, unless the LM cannot answer at all (``LMUnavailable``,
+    ``promptmem.failures.fatal``). With
     ``act=False`` the actor is not called (a writer-only run: notes recall, no score)."""
     start = time.perf_counter()
     answer = outcome = recall = None
-    error = ""
+    error, failed = "", 0
     with track_usage() as tracker:
         notes = EMPTY_NOTES
         if task.is_question and agent.uses_memory:
@@ -114,14 +129,14 @@ def run_task(agent, task: Task, position: int, suite: Suite, memory: Memory, act
             try:
                 answer = agent.actor(notes=notes, observation=task.observation, question=task.question)
             except Exception as err:  # noqa: BLE001 - any LM/adapter failure is data here
-                answer, error = "", f"actor failed: {_describe(err)}"
+                answer, error, failed = "", f"actor failed: {_describe(err)}", _lm_failure(err, "actor")
             outcome = suite.score(task, answer)
         write = Write()
         if agent.writer is not None:
             try:
                 write = agent.writer(memory.notes(), task, answer, outcome, memory.budget)
             except Exception as err:  # noqa: BLE001
-                write = Write(error=f"writer failed: {_describe(err)}")
+                write, failed = Write(error=f"writer failed: {_describe(err)}"), failed + _lm_failure(err, "writer")
         try:  # inside the tracker: a store's own LM calls (mem0's) count in the step's cost
             results = memory.apply(write.ops, step=task.id, when=when_of(task, position))
         except WriteFailed as err:
@@ -147,6 +162,7 @@ def run_task(agent, task: Task, position: int, suite: Suite, memory: Memory, act
         write_error=write.error,
         write_raw=write.raw,
         meta=dict(task.meta),
+        failed_calls=failed,
     )
 
 

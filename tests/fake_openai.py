@@ -8,7 +8,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-FAULTS = ("ok", "429", "500", "timeout", "drop", "truncated")
+FAULTS = ("ok", "429", "500", "timeout", "drop", "truncated", "401", "404")
 
 
 def completion(content: str) -> dict:
@@ -57,7 +57,7 @@ class FakeOpenAI:
             return
         if fault == "timeout":
             time.sleep(self.hang)
-        if fault in ("429", "500"):
+        if fault in ("401", "404", "429", "500"):
             data = json.dumps({"error": {"message": f"fake {fault}", "type": "fake"}}).encode()
             handler.send_response(int(fault))
             handler.send_header("Retry-After", "0")

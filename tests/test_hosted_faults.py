@@ -1,5 +1,6 @@
-"""Hosted LMs against a failing server: every fault is retried or recorded, never a crash, and
-the API key never reaches a run directory."""
+"""Hosted LMs against a failing server: a transient fault is retried or recorded and its stream
+left unfinished for the next run; an LM that cannot answer at all stops the run with what to
+fix; the API key never reaches a run directory."""
 
 import json
 import os
@@ -9,6 +10,7 @@ from fake_openai import FakeOpenAI
 from test_optimize import CONFIG, reflection_lm
 
 from promptmem.evaluate import EvalConfig, evaluate
+from promptmem.failures import LMUnavailable
 from promptmem.lm.specs import LMConfig
 from promptmem.optimize.gepa import optimize
 
@@ -50,17 +52,54 @@ def test_a_transient_fault_is_retried_and_the_run_finishes(tmp_path, fault):
     assert_no_key_in(tmp_path)
 
 
+ONE_STREAM = EvalConfig(streams=1, tasks=4, threads=1, baseline=False)
+STREAM_FILE = "streams/agent/synthetic-s0-0.json"
+
+
 @pytest.mark.parametrize("fault", ["500", "truncated"])
-def test_a_call_that_keeps_failing_is_recorded_and_the_stream_goes_on(tmp_path, fault):
+def test_a_call_that_keeps_failing_is_recorded_and_its_stream_is_retried_by_the_next_run(tmp_path, fault):
     with FakeOpenAI([fault] * 3, reply) as server:
-        report = evaluate(
-            EvalConfig(streams=1, tasks=4, threads=1, baseline=False), hosted(server), tmp_path, show_progress=False
-        )
-    records = json.loads((tmp_path / "streams/agent/synthetic-s0-0.json").read_text())["records"]
-    assert records[0]["write_error"].startswith("writer failed: LM")
-    assert records[-1]["score"] is not None and (tmp_path / "report.json").exists()
-    assert report.agent.write_failures >= 1
+        report = evaluate(ONE_STREAM, hosted(server), tmp_path, show_progress=False)
+        assert report.agent.failed_calls >= 1 and report.agent.unfinished == 1
+        assert "1 streams unfinished" in (tmp_path / "summary.md").read_text()
+        assert not (tmp_path / STREAM_FILE).exists()  # not finished: the rerun retries it
+        report = evaluate(ONE_STREAM, hosted(server), tmp_path, show_progress=False)
+    records = json.loads((tmp_path / STREAM_FILE).read_text())["records"]
+    assert report.agent.failed_calls == 0 and all(r["error"] == r["write_error"] == "" for r in records)
+    assert not list(tmp_path.glob("streams/agent/*.progress.jsonl"))
     assert_no_key_in(tmp_path)
+
+
+def test_a_server_that_never_answers_finishes_no_stream(tmp_path):
+    with FakeOpenAI(["500"] * 500, reply) as server:
+        report = evaluate(EvalConfig(streams=2, tasks=6, threads=2), hosted(server), tmp_path, show_progress=False)
+    assert report.agent.unfinished == report.agent.streams == 2 and report.baseline.unfinished == 2
+    assert not list(tmp_path.glob("streams/*/*.json"))
+
+
+@pytest.mark.parametrize(
+    ("fault", "fix"),
+    [("401", "refused the API key"), ("404", "does not know this model")],
+)
+def test_a_rejected_key_or_an_unknown_model_stops_the_run_saying_what_to_fix(tmp_path, fault, fix):
+    with FakeOpenAI([fault] * 50, reply) as server, pytest.raises(LMUnavailable, match=fix):
+        evaluate(ONE_STREAM, hosted(server), tmp_path, show_progress=False)
+    assert server.requests <= 3  # not one call per task
+    assert not list(tmp_path.glob("streams/*/*"))
+    assert_no_key_in(tmp_path)
+
+
+def test_no_api_key_or_a_closed_port_stops_the_run_before_any_stream_is_finished(tmp_path, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY")
+    with pytest.raises(LMUnavailable, match="OPENAI_API_KEY"):
+        evaluate(ONE_STREAM, LMConfig(spec="openai/gpt-4o-mini"), tmp_path / "nokey", show_progress=False)
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    closed = LMConfig(spec="openai/m", api_base="http://user:pw@127.0.0.1:9/v1", timeout=1.0)
+    with pytest.raises(LMUnavailable, match="nothing answers") as err:
+        evaluate(ONE_STREAM, closed, tmp_path / "closed", show_progress=False)
+    assert "user:pw" not in str(err.value)
+    assert not list(tmp_path.glob("*/streams/*/*"))
+    assert "user:pw" not in (tmp_path / "closed" / "config.json").read_text()
 
 
 def test_optimize_goes_on_through_server_faults(tmp_path):

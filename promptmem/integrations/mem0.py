@@ -23,6 +23,7 @@ from pathlib import Path
 
 import dspy
 
+from promptmem.files import safe_name
 from promptmem.lm.embedded import cache_dir
 from promptmem.lm.server import llama_server
 from promptmem.lm.specs import LMConfig, local_gguf
@@ -252,7 +253,7 @@ def mem0_stores(
     lm_config: LMConfig, root: Path, *, budget: int, top_k: int | None = None, show_time: bool = False
 ) -> Iterator[Callable[[str], Mem0Store]]:
     """For the block: a factory of fresh stores, one per stream id, with their files in
-    ``root/<stream id>/``, all calling the endpoint of ``lm_config`` (``llm_endpoint``), which
+    ``root/<safe_name(stream id)>/``, all calling the endpoint of ``lm_config`` (``llm_endpoint``), which
     comes up with the first store (a resumed run with nothing left to run starts no server)."""
     lock, endpoints = threading.Lock(), []
     with ExitStack() as stack:
@@ -262,7 +263,7 @@ def mem0_stores(
                 if not endpoints:
                     endpoints.append(stack.enter_context(llm_endpoint(lm_config)))
             return Mem0Store.open(
-                root / stream_id,
+                root / safe_name(stream_id),
                 stream_id,
                 endpoints[0],
                 temperature=lm_config.temperature,
@@ -298,7 +299,7 @@ def check_run(config, lm_config: LMConfig) -> None:
 @contextmanager
 def run_memory(config, lm_config: LMConfig, budget: int, out: Path) -> Iterator[Callable[[str, str], Memory]]:
     """The run's memory factory for (label, stream id): mem0 itself for the agent (files under
-    ``OUT/memory/agent/<stream id>/``, its LLM endpoint up for the block); the no-memory
+    ``OUT/memory/agent/<safe_name(stream id)>/``, its LLM endpoint up for the block); the no-memory
     reference gets an unused in-process store."""
     with mem0_stores(
         lm_config, out / "memory" / "agent", budget=budget, top_k=config.top_k, show_time=config.show_time

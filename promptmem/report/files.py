@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from promptmem.files import write_json
+from promptmem.files import write_json, write_text
 from promptmem.metrics import Report, Summary
 
 
@@ -23,6 +23,9 @@ def _row(s: Summary) -> str:
 
 def summary_markdown(report: Report) -> str:
     cfg = report.config
+    summaries = [report.agent]
+    if report.baseline and report.baseline is not report.agent and report.baseline.agent != report.agent.agent:
+        summaries.append(report.baseline)
     lines = [
         f"# promptmem eval: {report.agent.agent}",
         "",
@@ -32,10 +35,15 @@ def summary_markdown(report: Report) -> str:
         "| agent | score | notes recall | questions | LM calls/task | tokens/task "
         "| prompt tokens/task processed / reused | s/task | failed writes | rejected ops | final notes (chars) |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
-        _row(report.agent),
+        *map(_row, summaries),
     ]
-    if report.baseline and report.baseline is not report.agent and report.baseline.agent != report.agent.agent:
-        lines.append(_row(report.baseline))
+    failed = sum(s.failed_calls for s in summaries)
+    if failed:
+        unfinished = sum(s.unfinished for s in summaries)
+        lines += [
+            "",
+            f"**{failed} LM calls failed**; {unfinished} streams unfinished: rerun the same command to retry them.",
+        ]
     if report.memory_gain is not None:
         lines += ["", f"**Memory gain** over no-memory on the same streams: {report.memory_gain:+.3f}"]
     lines += [
@@ -88,5 +96,5 @@ def plot_learning_curve(report: Report, path: Path) -> None:
 def write_report(report: Report, out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     write_json(out / "report.json", report.to_json())
-    (out / "summary.md").write_text(summary_markdown(report))
+    write_text(out / "summary.md", summary_markdown(report))
     plot_learning_curve(report, out / "learning_curve.png")

@@ -24,7 +24,8 @@ def _cells(s: Summary, gain: float | None) -> tuple[str, ...]:
 def summary_table(report: Report) -> Table:
     """The agent's row, then the no-memory reference's (memory gain is the agent's score
     minus the reference's on the same streams). Headers never wrap; an agent name too long
-    for its column folds onto the next line rather than being cut."""
+    for its column folds onto the next line rather than being cut. LM calls that failed are
+    counted under the table, with the streams they left unfinished."""
     rows = [_cells(report.agent, report.memory_gain)]
     if report.baseline and report.baseline.agent != report.agent.agent:
         rows.append(_cells(report.baseline, None))
@@ -34,4 +35,10 @@ def summary_table(report: Report) -> Table:
         table.add_column(header, justify="right", no_wrap=True, min_width=len(header))
     for row in rows:
         table.add_row(*row)
+    summaries = [report.agent] + ([report.baseline] if len(rows) > 1 else [])
+    failed = sum(s.failed_calls for s in summaries)
+    if failed:
+        unfinished = sum(s.unfinished for s in summaries)
+        table.caption = f"{failed} LM calls failed; {unfinished} streams unfinished: rerun to retry them"
+        table.caption_style = "red"
     return table

@@ -26,6 +26,7 @@ from statistics import mean
 
 import dspy
 
+from promptmem.files import safe_name
 from promptmem.memory import InMemoryStore, Note, Snapshot
 from promptmem.progress import task_bar
 from promptmem.roles import OneCallWriter, role_of
@@ -235,7 +236,7 @@ def export_traces(
     ``run_adapter`` runs the teacher (default: the same); ``sampling``: rejection sampling."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    pending = [stream for stream in streams if not (out / f"{stream.id}.jsonl").is_file()]
+    pending = [stream for stream in streams if not (out / f"{safe_name(stream.id)}.jsonl").is_file()]
     with task_bar(show_progress) as progress:
         bar = progress.add_task(f"tracing {len(pending)} streams", total=sum(len(s.tasks) for s in pending))
         for stream in pending:
@@ -250,11 +251,11 @@ def export_traces(
                     on_task=lambda: progress.advance(bar),
                     sampling=sampling,
                 )
-            path = out / f"{stream.id}.jsonl"
+            path = out / f"{safe_name(stream.id)}.jsonl"
             tmp = path.with_suffix(".partial")
             tmp.write_text("".join(json.dumps(r.to_json()) + "\n" for r in traced))
             tmp.rename(path)
-    return [row for stream in streams for row in read_traces(out / f"{stream.id}.jsonl")]
+    return [row for stream in streams for row in read_traces(out / f"{safe_name(stream.id)}.jsonl")]
 
 
 def sampling_report(rows: list[TraceRow], threshold: float) -> dict:

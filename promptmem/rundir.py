@@ -1,0 +1,146 @@
+"""A run directory: one run at a time holds it (``run_lock``), and its ``config.json`` says which
+run it holds (``claim_run_dir``), written without credentials (``strip_credentials``)."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, is_dataclass
+from pathlib import Path
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from promptmem.files import RunDirError, read_json, write_json
+
+LOCK = ".promptmem.lock"
+CONFIG = "config.json"
+_URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
+_SECRET_PARAM = re.compile(r"key|token|secret|password|passwd|signature|sig|auth", re.IGNORECASE)
+# user:password@ before a host name with a dot, localhost or an [IPv6] address
+_USERINFO = re.compile(r"(?<![\w.%+-])[\w.%~+-]+:[^\s/@]+@(?=[\w-]+\.[\w-]|localhost|\[)")
+
+
+def _strip_url(text: str) -> str:
+    """``text`` without the user and password of a URL and without query parameters that name
+    a key, token, secret or password (other text is returned as it is)."""
+    if not _URL.match(text):
+        return text
+    parts = urlsplit(text)
+    host = parts.netloc.rpartition("@")[2]
+    query = urlencode(
+        [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not _SECRET_PARAM.search(k)]
+    )
+    return urlunsplit((parts.scheme, host, parts.path, query, parts.fragment))
+
+
+def strip_credentials(value):
+    """``value`` (JSON data) with credentials removed from every URL in it (``_strip_url``) and
+    every ``user:password@host`` in other text (an error message quoting an address)."""
+    if isinstance(value, str):
+        return _USERINFO.sub("", _strip_url(value))
+    if isinstance(value, dict):
+        return {key: strip_credentials(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [strip_credentials(item) for item in value]
+    return value
+
+
+def _folder(out: Path) -> Path:
+    """``out`` as a folder this process can write in (made if missing), or a ``RunDirError``."""
+    if out.exists() and not out.is_dir():
+        raise RunDirError(f"--out {out} is a file, not a folder; choose a folder for the run")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        if not os.access(out, os.W_OK | os.X_OK):
+            raise PermissionError(13, "Permission denied")
+    except OSError as err:
+        raise RunDirError(f"cannot write to --out {out} ({err.strerror or err}); choose another folder") from err
+    return out
+
+
+@contextmanager
+def run_lock(out: str | Path) -> Iterator[Path]:
+    """Hold ``out`` (made if missing) for the block: a second run into it, from any process, is
+    a ``RunDirError`` while this one runs. The lock is the kernel's (``flock``), so a killed run
+    leaves none behind."""
+    out = _folder(Path(out))
+    path = out / LOCK
+    try:
+        handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as err:
+        raise RunDirError(f"cannot write to --out {out} ({err.strerror}); choose another folder") from err
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(handle, 32, 0).decode(errors="replace").strip() or "unknown"
+            raise RunDirError(
+                f"{out} is in use by another run (process {holder}); wait for it to finish or use another --out"
+            ) from None
+        os.ftruncate(handle, 0)
+        os.pwrite(handle, f"{os.getpid()}\n".encode(), 0)
+        yield out
+    finally:
+        os.close(handle)  # releases the lock
+
+
+def _differences(old: dict, new: dict, prefix: str = "") -> list[str]:
+    """Dotted names of the entries that differ between two nested dicts."""
+    names = []
+    for key in sorted(set(old) | set(new)):
+        a, b = old.get(key), new.get(key)
+        if isinstance(a, dict) and isinstance(b, dict):
+            names += _differences(a, b, f"{prefix}{key}.")
+        elif a != b:
+            names.append(f"{prefix}{key}")
+    return names
+
+
+def _as_stored(value):
+    """A config section as ``config.json`` holds it (dataclasses as dicts, tuples as lists,
+    no credentials in URLs)."""
+    return strip_credentials(json.loads(json.dumps(asdict(value) if is_dataclass(value) else value)))
+
+
+def _with_defaults(stored: dict, defaults: dict) -> dict:
+    """``stored`` with every key it lacks (nested) taken from ``defaults``."""
+    filled = dict(stored)
+    for key, value in defaults.items():
+        if key not in filled:
+            filled[key] = value
+        elif isinstance(filled[key], dict) and isinstance(value, dict):
+            filled[key] = _with_defaults(filled[key], value)
+    return filled
+
+
+def _holds_work(out: Path) -> bool:
+    """Something besides the config and the lock is in ``out`` (a run got under way)."""
+    return any(entry.name not in (CONFIG, LOCK) for entry in out.iterdir())
+
+
+def claim_run_dir(out: Path, sections: dict) -> dict:
+    """Write ``sections`` (dataclass configs or plain values) to ``out/config.json`` and return
+    them as written, or refuse if ``out`` holds work done under another config. A setting the
+    stored config lacks (one added after that run) counts as its default, so a new option alone
+    does not orphan old runs; a config with no work beside it (a run refused before it began)
+    is replaced."""
+    out = _folder(Path(out))
+    path = out / CONFIG
+    config = {name: _as_stored(value) for name, value in sections.items()}
+    if path.exists() and _holds_work(out):
+        defaults = {name: _as_stored(type(value)()) for name, value in sections.items() if is_dataclass(value)}
+        stored = read_json(path, "restore it, or delete it to let this run write it again, or use another --out")
+        if not isinstance(stored, dict):
+            raise RunDirError(f"{path} is not a run configuration; delete it to let this run write it again")
+        previous = _with_defaults(strip_credentials(stored), defaults)
+        if previous != config:
+            changed = _differences(previous, config)
+            raise RunDirError(
+                f"{out} holds a run with another configuration (differs in: "
+                f"{', '.join(changed)}); use another --out to start a new run"
+            )
+    write_json(path, config)
+    return config
