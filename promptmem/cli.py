@@ -31,10 +31,11 @@ console = Console()
 
 @contextmanager
 def user_errors():
-    """Bad input, a refused run directory, a missing model or a model server that did not
-    start: one red message and exit code 2 (malformed data files raise ValueError subclasses
-    that name the line and field)."""
+    """Bad input, a refused run directory, a missing model, a model server that did not
+    start or an LM that cannot answer: one red message and exit code 2 (malformed data files
+    raise ValueError subclasses that name the line and field)."""
     from promptmem.distill.students import StudentNotFound
+    from promptmem.failures import LMUnavailable
     from promptmem.files import RunDirError
     from promptmem.lm.embedded import LocalModelError
     from promptmem.lm.server import LlamaServerError
@@ -49,6 +50,7 @@ def user_errors():
         StudentNotFound,
         ImportError,
         FileNotFoundError,
+        LMUnavailable,
     ) as err:
         console.print(f"[red]error:[/red] {err}")
         raise typer.Exit(2) from err
@@ -83,7 +85,8 @@ def eval_command(
     """Run an agent over task streams and report the continual metric.
 
     Writes OUT/report.json, OUT/summary.md and OUT/learning_curve.png. Each finished
-    stream is saved under OUT/streams/, so an interrupted run resumes where it stopped.
+    task is kept under OUT/streams/, so an interrupted run resumes where it stopped. Exit
+    code 1 when an LM call failed (its stream is left for the rerun), 2 on a user error.
     """
     from promptmem.evaluate import evaluate
     from promptmem.report.terminal import summary_table
@@ -93,7 +96,7 @@ def eval_command(
             report = evaluate(config, lm, out)
     except KeyboardInterrupt:
         console.print(
-            f"\n[yellow]interrupted.[/yellow] Finished streams are saved in {out}/streams; "
+            f"\n[yellow]interrupted.[/yellow] Finished tasks are kept in {out}/streams; "
             "rerun the same command to resume."
         )
         raise typer.Exit(130) from None
@@ -101,6 +104,8 @@ def eval_command(
     console.print(
         f"[green]wrote[/green] {out}/report.json, summary.md (every column); learning curve: {out / 'learning_curve.png'}"
     )
+    if report.agent.failed_calls or (report.baseline and report.baseline.failed_calls):
+        raise typer.Exit(1)
 
 
 @app.command("optimize")
@@ -216,14 +221,10 @@ def report_command(
     """One HTML page comparing runs: scores and cost, learning curves, the notes over time
     (written, dropped, kept) and, per question, the note that held its answer or the write
     that lost it."""
-    from promptmem.files import RunDirError
     from promptmem.report.html import write_html_report
 
-    try:
+    with user_errors():
         write_html_report(runs, html)
-    except RunDirError as err:
-        console.print(f"[red]error:[/red] {err}")
-        raise typer.Exit(2) from err
     console.print(f"[green]wrote[/green] {html}")
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import dspy
 
 from promptmem.failures import LMUnavailable
-from promptmem.files import RunDirError, read_json, safe_name, write_json
+from promptmem.files import safe_name, write_json
 from promptmem.lm.specs import LMConfig, adapter_for, is_local, make_lm, window_chars
 from promptmem.memory import InMemoryStore, Memory, word_overlap
 from promptmem.memory.embedding import EmbeddingRetriever
@@ -32,7 +32,7 @@ from promptmem.options import option
 from promptmem.programs.agent import MemoryAgent, agent_help, build_agent, resolve_agent, writer_help
 from promptmem.progress import task_bar
 from promptmem.report.files import write_report
-from promptmem.resume import SUFFIX, StreamProgress, resume_stream
+from promptmem.resume import SUFFIX, StreamProgress, read_finished, resume_stream
 from promptmem.rundir import claim_run_dir, run_lock, strip_credentials
 from promptmem.runner import StreamResult
 from promptmem.suites import SuiteOptions, build_suite, suite_help
@@ -170,16 +170,6 @@ def memory_backend(
         yield make
 
 
-def _finished(path: Path, stream: Stream) -> StreamResult:
-    """The finished stream file at ``path``, read back (a RunDirError names it if unreadable)."""
-    redo = f"delete it to run stream {stream.id!r} again"
-    data = read_json(path, redo)
-    try:
-        return StreamResult.from_json(data)
-    except (KeyError, TypeError, AttributeError) as err:
-        raise RunDirError(f"{path} is not a finished stream ({type(err).__name__}: {err}); {redo}") from err
-
-
 def _run_jobs(
     jobs: list[tuple[str, MemoryAgent, Stream]],
     suite: Suite,
@@ -197,7 +187,7 @@ def _run_jobs(
     for label, agent, stream in jobs:
         path = out / "streams" / label / f"{safe_name(stream.id)}.json"
         if path.exists():
-            results[label].append(_finished(path, stream))
+            results[label].append(read_finished(path))
         else:
             pending.append((label, agent, stream, path))
     total = sum(len(stream.tasks) for _, _, stream, _ in pending)

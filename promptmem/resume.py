@@ -19,7 +19,7 @@ from pathlib import Path
 
 import dspy
 
-from promptmem.files import RunDirError
+from promptmem.files import RunDirError, read_json
 from promptmem.memory import Memory, Op
 from promptmem.runner import StreamResult, TaskRecord, run_stream, when_of
 from promptmem.tasks import Stream, Suite
@@ -67,6 +67,22 @@ class StreamProgress:
 
     def remove(self) -> None:
         self.path.unlink(missing_ok=True)
+
+
+def read_finished(path: Path) -> StreamResult:
+    """A finished stream's file read back; an unreadable or malformed one is a RunDirError that
+    names it and says how to run the stream again."""
+    redo = "delete it and rerun the run's command to run that stream again"
+    data = read_json(path, redo)
+    try:
+        return StreamResult.from_json(data)
+    except (KeyError, TypeError, AttributeError) as err:
+        raise RunDirError(f"{path} is not a finished stream ({type(err).__name__}: {err}); {redo}") from err
+
+
+def finished_streams(folder: Path) -> list[StreamResult]:
+    """Every finished stream file in ``folder`` (``read_finished``), in file name order."""
+    return [read_finished(path) for path in sorted(Path(folder).glob("*.json"))]
 
 
 def _op(entry: dict) -> Op:

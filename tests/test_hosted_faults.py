@@ -112,3 +112,18 @@ def test_optimize_goes_on_through_server_faults(tmp_path):
     assert server.requests > len(faults)
     assert_no_key_in(tmp_path)
     assert os.environ["OPENAI_API_KEY"] == KEY
+
+
+def test_the_cli_exits_non_zero_with_the_fix_or_the_failed_calls(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from promptmem.cli import app
+
+    run = ["eval", "--streams", "1", "--tasks", "4", "--no-baseline", "--lm", "openai/fake-model"]
+    monkeypatch.delenv("OPENAI_API_KEY")
+    result = CliRunner().invoke(app, [*run, "--out", str(tmp_path / "nokey")])
+    assert result.exit_code == 2 and "OPENAI_API_KEY" in result.output and "Traceback" not in result.output
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    with FakeOpenAI(["500"] * 500, reply) as server:
+        result = CliRunner().invoke(app, [*run, "--api-base", server.url, "--out", str(tmp_path / "down")])
+    assert result.exit_code == 1 and "LM calls failed; 1 streams unfinished" in result.output

@@ -135,7 +135,9 @@ def test_a_damaged_stream_file_is_named_with_how_to_redo_it(tmp_path, content):
     evaluate(config, LM, tmp_path, lm=writer_lm(), show_progress=False)
     damaged = tmp_path / "streams" / "agent" / "synthetic-s0-1.json"
     damaged.write_text(content)
-    with pytest.raises(RunDirError, match=f"{damaged}.*delete it to run stream 'synthetic-s0-1' again"):
+    with pytest.raises(
+        RunDirError, match=f"{damaged} .*delete it and rerun the run's command to run that stream again"
+    ):
         evaluate(config, LM, tmp_path, lm=writer_lm(), show_progress=False)
     damaged.unlink()
     evaluate(config, LM, tmp_path, lm=writer_lm(), show_progress=False)
@@ -157,3 +159,19 @@ def test_credentials_never_reach_the_run_directory(tmp_path):
     assert json.loads((tmp_path / "config.json").read_text())["lm"]["api_base"] == "https://host.example/v1?region=eu"
     assert strip_credentials("failed to connect to u:p@127.0.0.1:9") == "failed to connect to 127.0.0.1:9"
     assert strip_credentials("at 12:30@home") == "at 12:30@home"
+
+
+def test_report_writes_into_a_missing_folder_and_names_a_damaged_run(tmp_path):
+    from typer.testing import CliRunner
+
+    from promptmem.cli import app
+
+    run = tmp_path / "run"
+    evaluate(EvalConfig(streams=1, tasks=4), LM, run, lm=writer_lm(), show_progress=False)
+    page = tmp_path / "new" / "folder" / "page.html"
+    result = CliRunner().invoke(app, ["report", str(run), "--html", str(page)])
+    assert result.exit_code == 0 and page.stat().st_size > 0
+    (run / "streams" / "agent" / "synthetic-s0-0.json").write_text("{}")
+    result = CliRunner().invoke(app, ["report", str(run), "--html", str(page)])
+    assert result.exit_code == 2 and "synthetic-s0-0.json is not a finished stream" in result.output.replace("\n", "")
+    assert "Traceback" not in result.output

@@ -8,7 +8,6 @@ questions (``promptmem.stats``: wins, losses, sign test, bootstrap 95% CI over s
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from promptmem.evaluate import EvalConfig, evaluate
 from promptmem.files import write_json
 from promptmem.lm.specs import LMConfig
 from promptmem.metrics import Report
+from promptmem.resume import finished_streams
 from promptmem.runner import StreamResult
 from promptmem.stats import PairedComparison, paired_comparison
 
@@ -74,9 +74,7 @@ def paired_table(rows: dict[str, dict]) -> str:
 
 def agent_results(run: Path) -> list[StreamResult]:
     """The agent's stream results an ``evaluate`` run directory holds."""
-    return [
-        StreamResult.from_json(json.loads(p.read_text())) for p in sorted((run / "streams" / "agent").glob("*.json"))
-    ]
+    return finished_streams(run / "streams" / "agent")
 
 
 def paired_rows(results: dict[str, list[StreamResult]]) -> dict[str, dict[str, PairedComparison]]:

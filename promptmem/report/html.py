@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import html
 import io
-import json
 from pathlib import Path
 
 from promptmem.evaluate import EvalConfig, make_eval_suite
-from promptmem.files import RunDirError, write_text
+from promptmem.files import RunDirError, read_json, write_text
 from promptmem.report.story import question_story, replay
+from promptmem.resume import finished_streams
 from promptmem.runner import StreamResult
 
 STYLE = """body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222}
@@ -22,16 +22,11 @@ code{font-size:12px}"""
 
 def load_run(run_dir: Path) -> tuple[dict, dict, list[StreamResult]]:
     """(config, report, the agent's stream results) of a finished eval run."""
-    try:
-        config = json.loads((run_dir / "config.json").read_text())
-        report = json.loads((run_dir / "report.json").read_text())
-    except (OSError, ValueError) as err:
-        raise RunDirError(f"{run_dir}: not a finished `promptmem eval` run ({err})") from err
-    results = [
-        StreamResult.from_json(json.loads(p.read_text()))
-        for p in sorted((run_dir / "streams" / "agent").glob("*.json"))
-    ]
-    return config, report, results
+    if not (run_dir / "report.json").is_file():
+        raise RunDirError(f"{run_dir}: not a finished `promptmem eval` run (no report.json)")
+    fix = f"rerun the `promptmem eval` command that wrote {run_dir}"
+    config, report = read_json(run_dir / "config.json", fix), read_json(run_dir / "report.json", fix)
+    return config, report, finished_streams(run_dir / "streams" / "agent")
 
 
 def _svg(draw) -> str:
@@ -157,4 +152,10 @@ def html_report(run_dirs: list[Path]) -> str:
 
 
 def write_html_report(run_dirs: list[Path], out: Path) -> None:
-    write_text(out, html_report(run_dirs))
+    """The page comparing ``run_dirs`` at ``out`` (its folder made if missing)."""
+    page = html_report(run_dirs)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        write_text(out, page)
+    except OSError as err:
+        raise RunDirError(f"cannot write the page to {out} ({err.strerror or err}); choose another --html") from err

@@ -8,17 +8,16 @@ interrupted judge run resumes.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from pathlib import Path
 from statistics import mean
 
 import dspy
 
-from promptmem.files import write_json
+from promptmem.files import read_json, write_json
 from promptmem.lm.specs import LMConfig
 from promptmem.programs.judge import Judge
-from promptmem.runner import StreamResult
+from promptmem.resume import read_finished
 
 JUDGE_LM = LMConfig(max_tokens=32)  # the judge's default LM: a verdict is one word
 
@@ -35,11 +34,11 @@ def judge_run(
     if not paths:
         raise ValueError(f"{out}: no finished streams under streams/agent/ (run `promptmem eval` first)")
     cache_path = out / "judge_cache.json"
-    cache = json.loads(cache_path.read_text()) if cache_path.exists() else {}
+    cache = read_json(cache_path, "delete it to judge every answer again") if cache_path.exists() else {}
     judge, per_stream, groups = Judge(), {}, defaultdict(list)
     with dspy.context(lm=lm, adapter=adapter or dspy.ChatAdapter()):
         for path in paths:
-            result = StreamResult.from_json(json.loads(path.read_text()))
+            result = read_finished(path)
             scores = []
             for r in result.records:
                 if r.score is None or not r.meta.get("headline", True):
