@@ -1,7 +1,10 @@
-"""``promptmem memory``: inspect a SQLite notes store (show, history, export, rollback)."""
+"""``promptmem memory``: inspect a SQLite notes store (show, history, export: read-only, never a
+byte changed) or roll it back (rollback, the one command that writes)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import typer
@@ -17,13 +20,28 @@ memory_app = typer.Typer(
 )
 
 
-def _open_store(path: Path):
-    from promptmem.memory.sqlite import SQLiteStore
+@contextmanager
+def _store(path: Path, *, write: bool = False) -> Iterator:
+    """The store at ``path`` for the block, read-only unless ``write`` (a file that is not a
+    promptmem store is refused before anything is opened for writing); a store that cannot be
+    read or written is one red message and exit code 2."""
+    import sqlite3
 
-    if not path.is_file():
-        console.print(f"[red]error:[/red] {path}: no such store")
-        raise typer.Exit(2)
-    return SQLiteStore(path)
+    from promptmem.memory.sqlite import SQLiteStore, StoreError
+
+    try:
+        store = SQLiteStore(path, read_only=True)
+        if write:
+            store.close()
+            store = SQLiteStore(path)
+        try:
+            yield store
+        finally:
+            store.close()
+    except (StoreError, sqlite3.Error) as err:
+        message = str(err) if isinstance(err, StoreError) else f"{path}: cannot {'write' if write else 'read'} ({err})"
+        console.print(f"[red]error:[/red] {message}")
+        raise typer.Exit(2) from None
 
 
 @memory_app.command("show")
@@ -33,9 +51,10 @@ def memory_show(
     top_k: int = typer.Option(10, help="How many matches with --query."),
 ) -> None:
     """Print the current notes (or the best matches for --query)."""
-    store = _open_store(path)
-    notes = store.search(query, top_k) if query else store.notes()
-    table = Table("id", "note", title=f"{path}: {len(store.notes())} notes, {store.total_chars()}/{store.budget} chars")
+    with _store(path) as store:
+        notes = store.search(query, top_k) if query else store.notes()
+        title = f"{path}: {len(store.notes())} notes, {store.total_chars()}/{store.budget} chars"
+    table = Table("id", "note", title=title)
     for note in notes:
         table.add_row(note.id, note.text)
     console.print(table)
@@ -45,7 +64,9 @@ def memory_show(
 def memory_history(path: Path, limit: int = typer.Option(50, help="Show the last N rows.")) -> None:
     """Print the op history: when, which step, who, what, old -> new, and the verdict."""
     table = Table("seq", "step", "who", "op", "note", "old", "new", "verdict")
-    for row in _open_store(path).history(limit):
+    with _store(path) as store:
+        rows = store.history(limit)
+    for row in rows:
         verdict = "applied" if row["applied"] else f"rejected: {row['reason']}"
         table.add_row(
             str(row["seq"]),
@@ -63,22 +84,21 @@ def memory_history(path: Path, limit: int = typer.Option(50, help="Show the last
 @memory_app.command("export")
 def memory_export(path: Path, out: Path = typer.Option(..., help="JSON file to write.")) -> None:
     """Write the notes and the full history as JSON."""
-    store = _open_store(path)
-    write_json(
-        out,
-        {
+    with _store(path) as store:
+        data = {
             "store": str(path),
             "budget": store.budget,
             "notes": [{"id": n.id, "text": n.text} for n in store.notes()],
             "history": store.history(),
-        },
-    )
+        }
+    write_json(out, data)
     console.print(f"[green]wrote[/green] {out}")
 
 
 @memory_app.command("rollback")
 def memory_rollback(path: Path, to: int = typer.Option(..., help="History row (seq) to return to.")) -> None:
     """Make the notes what they were right after history row --to (recorded as RESTORE)."""
-    store = _open_store(path)
-    store.rollback(to)
-    console.print(f"rolled back to seq {to}: {len(store.notes())} notes")
+    with _store(path, write=True) as store:
+        store.rollback(to)
+        count = len(store.notes())
+    console.print(f"rolled back to seq {to}: {count} notes")

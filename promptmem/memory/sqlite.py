@@ -54,6 +54,34 @@ NOTE_TIME_COLUMNS = {
 }
 NOTE_COLUMNS = "id, text, written, confirmed, importance"
 BUSY_SECONDS = 30.0
+TABLES = {"notes", "notes_fts", "history", "meta"}
+
+
+class StoreError(ValueError):
+    """A file that is not a promptmem notes store, or one that cannot be read or written."""
+
+
+def _read_only(path: Path) -> sqlite3.Connection:
+    """A connection that cannot change ``path`` or add files beside it (unless a writer left a
+    WAL file there, which SQLite then needs); a file that is not a promptmem store is a
+    ``StoreError``."""
+    if not path.is_file():
+        raise StoreError(f"{path}: no such store")
+    mode = "mode=ro" if path.with_name(path.name + "-wal").exists() else "immutable=1"
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}?{mode}", uri=True, check_same_thread=False)
+    try:
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+    except sqlite3.DatabaseError as err:
+        conn.close()
+        raise StoreError(f"{path}: not a readable SQLite file ({err})") from err
+    if not TABLES <= tables:
+        conn.close()
+        raise StoreError(
+            f"{path}: a SQLite file, but not a promptmem notes store (it lacks the tables "
+            f"{', '.join(sorted(TABLES - tables))}); `promptmem memory` reads the stores that "
+            "`promptmem eval --store sqlite` writes under OUT/memory/"
+        )
+    return conn
 
 
 class SQLiteStore:
@@ -61,6 +89,8 @@ class SQLiteStore:
 
     ``budget`` and the id counter are stored in the file; reopening a store keeps them.
     ``restore`` is recorded in the history as a RESTORE row (nothing is ever erased).
+    ``read_only`` opens an existing store for reading without changing a byte of it (a file
+    that is not a store is a ``StoreError``).
     """
 
     def __init__(
@@ -72,10 +102,15 @@ class SQLiteStore:
         retriever: Retriever | None = None,
         show_time: bool = False,
         max_deletes: int | None = None,
+        read_only: bool = False,
     ):
         self.path, self.top_k, self.who, self.retriever = Path(path), top_k, who, retriever
         self.show_time, self.max_deletes = show_time, max_deletes
         self._lock = threading.RLock()
+        if read_only:
+            self.conn = _read_only(self.path)
+            self.budget = int(self._meta("budget"))
+            return
         # another process may hold the write lock: wait for it (up to BUSY_SECONDS) rather than fail
         self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=BUSY_SECONDS)
         self.conn.execute("PRAGMA journal_mode=WAL")
@@ -227,7 +262,12 @@ class SQLiteStore:
         return [Note(i, t) for i, t in notes.items()]
 
     def rollback(self, seq: int) -> None:
-        """Make the notes what they were after history row ``seq`` (recorded as RESTORE)."""
+        """Make the notes what they were after history row ``seq`` (recorded as RESTORE); a
+        ``seq`` the history does not hold is a ``StoreError`` that says which it holds."""
+        first, last = self._rows("SELECT MIN(seq), MAX(seq) FROM history")[0]
+        if not self._rows("SELECT 1 FROM history WHERE seq = ?", (seq,)):
+            held = f"rows {first} to {last}" if first is not None else "no rows"
+            raise StoreError(f"{self.path}: history row {seq} does not exist (the history holds {held})")
         self.restore(Snapshot(tuple(self.state_at(seq)), int(self._meta("next_id")), 0))
 
     def close(self) -> None:
