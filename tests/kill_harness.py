@@ -37,7 +37,13 @@ def eval_target(out: str) -> None:
     from promptmem.lm.specs import LMConfig
 
     lm = _slow(scripted_lm("3000", {"operations": typed_ops("ADD billing-api listens on port 3000")}), 0.01)
-    evaluate(EvalConfig(streams=6, tasks=6, threads=1), LMConfig(spec="dummy/x"), out, lm=lm, show_progress=False)
+    evaluate(
+        EvalConfig(writer="ops", streams=6, tasks=6, threads=1),
+        LMConfig(spec="dummy/x"),
+        out,
+        lm=lm,
+        show_progress=False,
+    )
 
 
 def optimize_target(out: str) -> None:

@@ -76,7 +76,7 @@ def test_observations_are_cut_to_the_cap_and_the_cut_is_recorded():
 def test_a_hostile_run_with_guards_records_its_attacks_and_cuts(tmp_path):
     lm = scripted_lm("3000", {"operations": typed_ops("DELETE n1\nDELETE n2\nADD billing-api port 3000")})
     evaluate(
-        EvalConfig(streams=1, tasks=8, threads=1, hostile=1.0, max_deletes=1, max_observation=2000),
+        EvalConfig(writer="ops", streams=1, tasks=8, threads=1, hostile=1.0, max_deletes=1, max_observation=2000),
         LMConfig(spec="dummy/x"),
         tmp_path,
         lm=lm,

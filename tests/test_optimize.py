@@ -17,7 +17,7 @@ from promptmem.suites.synthetic import KEY_KINDS, SERVICES, SyntheticSuite
 NEW = "Keep one line per service with its port, owner, region and version; drop everything else."
 # one window per 5-task stream (warm starts from the seed's notes: empty, as the seed writer keeps nothing)
 CONFIG = OptimizeConfig(
-    budget="14", train=2, val=2, test=1, window=5, stream_tasks=5, test_tasks=6, seed=3, minibatch=2
+    writer="ops", budget="14", train=2, val=2, test=1, window=5, stream_tasks=5, test_tasks=6, seed=3, minibatch=2
 )
 
 
@@ -156,7 +156,9 @@ def synthetic_as_jsonl(path, streams: int, tasks: int, seed: int):
 
 def test_optimize_on_a_jsonl_file_uses_disjoint_streams_and_writes_the_split(tmp_path):
     data = synthetic_as_jsonl(tmp_path / "mine.jsonl", streams=5, tasks=10, seed=11)
-    config = OptimizeConfig(suite="jsonl", data=str(data), budget="10", train=2, val=2, test=1, window=5, minibatch=2)
+    config = OptimizeConfig(
+        writer="ops", suite="jsonl", data=str(data), budget="10", train=2, val=2, test=1, window=5, minibatch=2
+    )
     task_lm = dspy.LM("scripted/world", engine=ScriptedWorld(), cache=False)
     summary = optimize(
         config,
@@ -181,7 +183,7 @@ def test_a_file_too_small_to_split_is_a_clear_error(tmp_path):
     import pytest
 
     data = synthetic_as_jsonl(tmp_path / "small.jsonl", streams=3, tasks=6, seed=12)
-    config = OptimizeConfig(suite="jsonl", data=str(data), train=2, val=2, test=1)
+    config = OptimizeConfig(writer="ops", suite="jsonl", data=str(data), train=2, val=2, test=1)
     with pytest.raises(ValueError, match="holds 3 streams; optimize needs 5 disjoint ones"):
         optimize(
             config,
@@ -198,7 +200,7 @@ def test_the_mem0_agent_is_refused_before_the_run_directory_is_claimed(tmp_path)
 
     with pytest.raises(ValueError, match="keeps its memories in mem0"):
         optimize(
-            OptimizeConfig(agent="mem0"),
+            OptimizeConfig(writer="ops", agent="mem0"),
             LMConfig(spec="dummy/task"),
             LMConfig(spec="dummy/reflect"),
             tmp_path / "run",
@@ -221,7 +223,16 @@ class CountingWorld(ScriptedWorld):
 
 def test_recall_objective_runs_the_writer_alone_and_evolves_only_the_writer(tmp_path):
     config = OptimizeConfig(
-        budget="10", train=2, val=2, test=0, window=5, stream_tasks=5, seed=3, minibatch=2, objective="recall"
+        writer="ops",
+        budget="10",
+        train=2,
+        val=2,
+        test=0,
+        window=5,
+        stream_tasks=5,
+        seed=3,
+        minibatch=2,
+        objective="recall",
     )
     task_lm = dspy.LM("scripted/world", engine=CountingWorld(), cache=False)
     summary = optimize(
@@ -269,7 +280,16 @@ def test_gepa_evolves_the_select_writer(tmp_path):
 
 def test_gepa_default_proposer_still_works(tmp_path):
     config = OptimizeConfig(
-        budget="14", train=2, val=2, test=0, window=5, stream_tasks=5, seed=3, minibatch=2, proposer="gepa"
+        writer="ops",
+        budget="14",
+        train=2,
+        val=2,
+        test=0,
+        window=5,
+        stream_tasks=5,
+        seed=3,
+        minibatch=2,
+        proposer="gepa",
     )
     task_lm = dspy.LM("scripted/world", engine=ScriptedWorld(), cache=False)
     summary = optimize(

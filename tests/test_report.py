@@ -76,7 +76,7 @@ def test_each_question_gets_the_note_that_held_it_or_the_write_that_lost_it():
 def run_dir(tmp_path):
     lm = scripted_lm("3000", {"operations": typed_ops("ADD billing-api listens on port 3000")})
     evaluate(
-        EvalConfig(streams=1, tasks=8, threads=1),
+        EvalConfig(writer="ops", streams=1, tasks=8, threads=1),
         LMConfig(spec="dummy/x"),
         tmp_path / "run",
         lm=lm,

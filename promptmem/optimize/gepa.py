@@ -54,7 +54,7 @@ class OptimizeConfig:
     )
     data: str | None = option(None, "jsonl, locomo: the data file.", path=True)
     agent: str = option("seed", f"Starting program: {SEED_AGENT} | PATH.json.")
-    writer: str = option("ops", partial(writer_help, "The seed agent's writer to evolve"))
+    writer: str = option("select", partial(writer_help, "The seed agent's writer to evolve"))
     buffer_share: float = option(
         0.0,
         "Seed agent: share of the notes budget kept as a recency buffer of raw observations (hybrid memory).",
