@@ -11,21 +11,32 @@ Each condition starts with a fresh LM (cold caches) and the conditions alternate
 so machine noise spreads over all three. Greedy answers and writes of shared and per-role are
 compared call by call. Results: benchmarks/results/engine.json.
 
+``--oversubscription`` measures instead what another local model process on the same cores
+costs: the per-role window of the first model alone, beside a rival process that generates
+without pause with the same model (both with a thread per usable CPU), and with each pinned to
+a core of its own (``--lm-threads 1``); it adds ``oversubscription`` to the results file.
+
     python benchmarks/engine.py                                 # defaults used for the README
     python benchmarks/engine.py --models local:qwen2.5-coder-0.5b --windows 1 --window 4
+    python benchmarks/engine.py --oversubscription --models local:qwen2.5-coder-0.5b --window 6
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
+import subprocess
+import sys
 import time
+from contextlib import contextmanager
 from importlib.metadata import version
 from pathlib import Path
 
 from promptmem.programs.agent import build_agent
 
+from promptmem.lm.cores import shared_cores_warning, usable_cpus
 from promptmem.lm.specs import LMConfig, adapter_for, make_lm
 from promptmem.metrics import stream_recall, stream_score
 from promptmem.runner import run_stream
@@ -34,8 +45,8 @@ from promptmem.suites import make_suite
 CONDITIONS = {"shared": (1, True), "per-role": (4, True), "per-role + recall": (4, False)}
 
 
-def run_window(spec: str, contexts: int, act: bool, stream, suite) -> dict:
-    lm = make_lm(LMConfig(spec=spec, contexts=contexts))
+def run_window(spec: str, contexts: int, act: bool, stream, suite, threads: int | None = None) -> dict:
+    lm = make_lm(LMConfig(spec=spec, contexts=contexts, threads=threads))
     start = time.perf_counter()
     result = run_stream(
         build_agent("seed", "ops"), stream, suite, lm, budget=suite.notes_budget, adapter=adapter_for(spec), act=act
@@ -87,6 +98,67 @@ def run_model(spec: str, args) -> dict:
     }
 
 
+RIVAL = """
+from promptmem.lm.specs import LMConfig, make_lm
+lm = make_lm(LMConfig(spec={spec!r}, threads={threads!r}, max_tokens=256))
+lm("Say hi.")
+print("ready", flush=True)
+while True:
+    lm("Write a long story about a lighthouse keeper and the ships she guides.")
+"""
+
+
+@contextmanager
+def rival(spec: str, threads: int | None, cpus: set[int]):
+    """For the block: another process generating without pause with ``spec`` on ``cpus``
+    (started, its model loaded and its first call made before the block begins)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", RIVAL.format(spec=spec, threads=threads)],
+        stdout=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: os.sched_setaffinity(0, cpus),
+    )
+    try:
+        if proc.stdout.readline().strip() != "ready":
+            raise RuntimeError(f"the rival process for {spec} did not start")
+        yield proc
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def oversubscription(spec: str, args) -> dict:
+    """The per-role window alone, beside a rival on the same cores, and each on its own core."""
+    suite = make_suite("synthetic", tasks=args.window)
+    stream = suite.streams(1, seed=args.seed)[0]
+    cpus = sorted(usable_cpus())
+    rows = {"alone": run_window(spec, 4, True, stream, suite)}
+    with rival(spec, None, set(cpus)):
+        warning = shared_cores_warning(len(cpus))
+        rows["beside another, shared cores"] = run_window(spec, 4, True, stream, suite)
+    if len(cpus) > 1:
+        with rival(spec, 1, {cpus[0]}):
+            os.sched_setaffinity(0, {cpus[1]})
+            try:
+                rows["beside another, a core each (--lm-threads 1)"] = run_window(spec, 4, True, stream, suite, 1)
+            finally:
+                os.sched_setaffinity(0, set(cpus))
+    alone = rows["alone"]["outputs"]
+    return {
+        "cpus": len(cpus),
+        "tasks": args.window,
+        "warned": bool(warning),
+        "rows": {
+            name: {
+                "seconds": row["seconds"],
+                "slowdown": round(row["seconds"] / rows["alone"]["seconds"], 2),
+                "identical_outputs": f"{sum(a == b for a, b in zip(row['outputs'], alone))}/{len(alone)}",
+            }
+            for name, row in rows.items()
+        },
+    }
+
+
 def markdown(models: dict) -> str:
     lines = [
         "| model | path | s per metric call | speedup | prompt tokens processed / reused per call | reused share | LM calls |",
@@ -110,7 +182,16 @@ def main() -> None:
     parser.add_argument("--window", type=int, default=8, help="tasks per window")
     parser.add_argument("--seed", type=int, default=6000, help="synthetic generator seed (held out from tests)")
     parser.add_argument("--out", default="benchmarks/results/engine.json")
+    parser.add_argument(
+        "--oversubscription", action="store_true", help="measure a rival local model instead (first --models only)"
+    )
     args = parser.parse_args()
+    if args.oversubscription:
+        payload = json.loads(Path(args.out).read_text()) if Path(args.out).exists() else {"benchmark": "engine"}
+        payload["oversubscription"] = {args.models[0]: oversubscription(args.models[0], args)}
+        Path(args.out).write_text(json.dumps(payload, indent=2))
+        print(json.dumps(payload["oversubscription"], indent=2))
+        return
     models = {spec: run_model(spec, args) for spec in args.models}
     payload = {
         "benchmark": "engine",

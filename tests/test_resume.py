@@ -71,7 +71,7 @@ def interrupted_then_resumed(config, tmp_path, stop_after):
 
 @pytest.mark.parametrize("store", ["memory", "sqlite"])
 def test_an_interrupted_stream_goes_on_from_its_next_task(tmp_path, store):
-    config = EvalConfig(streams=2, tasks=10, threads=1, store=store)
+    config = EvalConfig(writer="ops", streams=2, tasks=10, threads=1, store=store)
     whole, rerun, kept = interrupted_then_resumed(config, tmp_path, stop_after=13)
     assert kept >= 4  # tasks of the stream under way, beyond the finished streams
     assert rerun <= whole - 13 + 2  # at most the task in progress is done twice
@@ -80,13 +80,13 @@ def test_an_interrupted_stream_goes_on_from_its_next_task(tmp_path, store):
 def test_a_locomo_conversation_is_resumed_within_itself(tmp_path):
     data = tmp_path / "locomo.json"
     data.write_text(json.dumps([TINY]))
-    config = EvalConfig(suite="locomo", data=str(data), streams=1, threads=1, store="sqlite")
+    config = EvalConfig(writer="ops", suite="locomo", data=str(data), streams=1, threads=1, store="sqlite")
     whole, rerun, kept = interrupted_then_resumed(config, tmp_path, stop_after=4)
     assert kept >= 2 and rerun <= whole - 4 + 2
 
 
 def test_a_last_line_cut_by_a_kill_is_dropped_and_a_damaged_line_is_named(tmp_path):
-    config = EvalConfig(streams=1, tasks=8, threads=1, baseline=False)
+    config = EvalConfig(writer="ops", streams=1, tasks=8, threads=1, baseline=False)
     with pytest.raises(KeyboardInterrupt):
         evaluate(config, LM, tmp_path, lm=notes_lm(NotesWorld(stop_after=6)), show_progress=False)
     progress = tmp_path / "streams" / "agent" / "synthetic-s0-0.progress.jsonl"

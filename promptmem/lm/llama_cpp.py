@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -10,6 +9,7 @@ from pathlib import Path
 
 from dspy.lm15 import Message, Response, TextPart, Usage, response_to_events
 
+from promptmem.lm.cores import usable_cpus
 from promptmem.lm.engine import text_of
 
 
@@ -44,7 +44,7 @@ class LlamaCppEngine:
         if contexts < 1:
             raise ValueError(f"contexts must be at least 1, got {contexts}")
         self.path, self.context, self.contexts = Path(path), context, contexts
-        self.threads = threads or len(os.sched_getaffinity(0))
+        self.threads = threads or len(usable_cpus())
         self._pool: OrderedDict[str, object] = OrderedDict()  # family -> Llama, least recent first
         self._lock = threading.Lock()
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import dspy
 
+from promptmem.lm.cores import shared_cores_warning, usable_cpus
 from promptmem.lm.embedded import DEFAULT_LOCAL_MODEL, gguf_path
 from promptmem.lm.grammar import NoteIdsAdapter
 from promptmem.options import option
@@ -37,7 +38,12 @@ class LMConfig:
     temperature: float = option(0.0, "Sampling temperature (0 = greedy).", cli=False)
     max_tokens: int = option(256, "Completion limit per LM call (an 800-character notes rewrite is ~220 tokens).")
     context: int = option(4096, "Context window for local models, in tokens.", cli=False)
-    threads: int | None = option(None, "CPU threads for local models (default: all cores).", cli=False)
+    threads: int | None = option(
+        None,
+        "CPU threads of a local model (default: as many as the CPUs this process may use, `taskset` included). Give two local runs on one machine their own cores: `taskset -c 0 promptmem eval --lm-threads 1 ...`.",
+        min=1,
+        flag="lm-threads",
+    )
     contexts: int = option(
         4,
         "Local models: llama.cpp contexts, one per prompt family (actor, writer, ...), each re-processing only what changed since its own previous prompt; 1 = one shared context.",
@@ -83,9 +89,10 @@ def _llama_cpp(config: LMConfig, common: dict) -> dspy.LM:
     from promptmem.lm.llama_cpp import LlamaCppEngine  # the `local` extra
 
     name = config.spec.partition(":")[2] or DEFAULT_LOCAL_MODEL
-    engine = LlamaCppEngine(
-        local_gguf(config.spec), context=config.context, threads=config.threads, contexts=config.contexts
-    )
+    threads = config.threads or len(usable_cpus())
+    path = local_gguf(config.spec)
+    shared_cores_warning(threads)
+    engine = LlamaCppEngine(path, context=config.context, threads=threads, contexts=config.contexts)
     return dspy.LM(f"{LOCAL_PREFIX}/{Path(name).stem if name.endswith('.gguf') else name}", engine=engine, **common)
 
 
