@@ -8,11 +8,18 @@ for the README).
     python benchmarks/baseline.py --conditions no-memory,append-raw,seed:ops,seed:facts,seed:facts:0.5 \
         --runs runs/bench-writers --out benchmarks/results/writers.json   # the writers table
     python benchmarks/baseline.py --models local:qwen2.5-coder-0.5b --streams 1 --tasks 6
+    python benchmarks/baseline.py --data benchmarks/data/household_heldout.jsonl --streams 6 --seed 0 \
+        --conditions no-memory,append-raw,seed:select --runs runs/bench-household --out benchmarks/results/household.json
+
+Every row after a model's first carries, under ``paired``, its paired statistics against each
+earlier row of that model on the same questions (wins, losses, sign test, bootstrap 95% CI over
+streams: ``promptmem.stats``).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import platform
 import time
 from dataclasses import asdict
@@ -22,7 +29,7 @@ from pathlib import Path
 from promptmem.evaluate import EvalConfig, evaluate
 from promptmem.files import write_json
 from promptmem.lm.specs import LMConfig, make_lm
-from promptmem.suites import SyntheticConfig
+from promptmem.report.comparison import agent_results, paired_rows
 
 CONDITIONS = "no-memory,append-raw,seed:notes,seed:ops"
 
@@ -50,13 +57,14 @@ def run_model(spec: str, args) -> list[dict]:
     rows, reference = [], None
     for condition in args.conditions.split(","):
         agent, writer, share, actor = parse_condition(condition)
+        suite = {"suite": "jsonl", "data": args.data} if args.data else {"tasks": args.tasks}
         config = EvalConfig(
+            **suite,
             agent=agent,
             writer=writer,
             buffer_share=share,
             actor=actor,
             streams=args.streams,
-            tasks=args.tasks,
             seed=args.seed,
             threads=1,
             baseline=False,
@@ -86,8 +94,12 @@ def run_model(spec: str, args) -> list[dict]:
                 "questions": summary.questions,
                 "wall_seconds_this_invocation": round(time.perf_counter() - start, 1),
                 "run_dir": str(out),
+                "budget_chars": json.loads((out / "config.json").read_text()).get("budget"),
             }
         )
+    paired = paired_rows({row["agent"]: agent_results(Path(row["run_dir"])) for row in rows})
+    for row in rows:
+        row["paired"] = {a: stats.to_json() for a, stats in paired.get(row["agent"], {}).items()}
     return rows
 
 
@@ -114,7 +126,12 @@ def main() -> None:
     )
     parser.add_argument("--streams", type=int, default=2)
     parser.add_argument("--tasks", type=int, default=16)
-    parser.add_argument("--seed", type=int, default=1000, help="held out: tests use seeds < 1000")
+    parser.add_argument(
+        "--seed", type=int, default=1000, help="held out: tests use seeds < 1000 (--data: first stream)"
+    )
+    parser.add_argument(
+        "--data", default=None, help="a JSONL streams file (the jsonl suite) instead of synthetic streams"
+    )
     parser.add_argument("--runs", default="runs/bench-baseline")
     parser.add_argument("--out", default="benchmarks/results/baseline.json")
     args = parser.parse_args()
@@ -122,12 +139,13 @@ def main() -> None:
     rows = [row for spec in args.models.split(",") for row in run_model(spec, args)]
     result = {
         "benchmark": "baseline",
-        "suite": "synthetic",
+        "suite": "jsonl" if args.data else "synthetic",
+        "data": args.data,
         "conditions": args.conditions,
         "streams": args.streams,
         "tasks_per_stream": args.tasks,
         "seed": args.seed,
-        "budget_chars": SyntheticConfig().budget,
+        "budget_chars": rows[0]["budget_chars"] if rows else None,
         "lm": asdict(LMConfig()) | {"spec": args.models},
         "machine": {
             "python": platform.python_version(),

@@ -169,7 +169,7 @@ class JsonlSuite:
     name = "jsonl"
     about = "your own streams from a JSONL file (--data PATH), one stream per line"
     from_file = True
-    breakdown_keys = ()
+    breakdown_keys = ("kind", "category")  # reports break scores down by these meta keys where tasks have them
 
     def __init__(self, path: str | Path, budget: int = 800):
         self.path = Path(path)
