@@ -1,9 +1,10 @@
 """Kill a run with SIGKILL at a random moment, rerun it, and compare with an uninterrupted run.
 
 Targets run in a subprocess (``python tests/kill_harness.py TARGET OUT``) with scripted LMs
-that take a few milliseconds per call, so a kill lands anywhere: in an LM call, a stream
-file's write, GEPA's checkpoint. ``kill_and_resume`` returns what the rerun kept and whether
-its results equal the reference run's.
+that take a few milliseconds per call, so a kill lands anywhere: in an LM call, a task's or a
+stream file's write, GEPA's checkpoint. ``kill_and_resume`` returns what the rerun kept,
+whether its results equal the reference run's and, for eval runs, how many started tasks the
+kill lost (each task start is logged beside the run directory: OUT.started).
 """
 
 from __future__ import annotations
@@ -30,20 +31,65 @@ def _slow(lm, seconds: float):
     return lm
 
 
+def _log_task_starts(out: str) -> None:
+    """Append a line to OUT.started as each task starts (what a kill can have lost)."""
+    from promptmem import runner
+
+    run_task, log = runner.run_task, Path(f"{out}.started")
+
+    def logged(agent, task, *args, **kwargs):
+        with log.open("a") as started:
+            started.write(f"{task.id}\n")
+        return run_task(agent, task, *args, **kwargs)
+
+    runner.run_task = logged
+
+
+def _evaluate(config, out: str, lm) -> None:
+    from promptmem.evaluate import evaluate
+    from promptmem.lm.specs import LMConfig
+
+    _log_task_starts(out)
+    evaluate(config, LMConfig(spec="dummy/x"), out, lm=_slow(lm, 0.01), show_progress=False)
+
+
 def eval_target(out: str) -> None:
     from conftest import scripted_lm, typed_ops
 
-    from promptmem.evaluate import EvalConfig, evaluate
-    from promptmem.lm.specs import LMConfig
+    from promptmem.evaluate import EvalConfig
 
-    lm = _slow(scripted_lm("3000", {"operations": typed_ops("ADD billing-api listens on port 3000")}), 0.01)
-    evaluate(
-        EvalConfig(writer="ops", streams=6, tasks=6, threads=1),
-        LMConfig(spec="dummy/x"),
-        out,
-        lm=lm,
-        show_progress=False,
-    )
+    lm = scripted_lm("3000", {"operations": typed_ops("ADD billing-api listens on port 3000")})
+    _evaluate(EvalConfig(writer="ops", streams=6, tasks=6, threads=1), out, lm)
+
+
+def locomo_conversation(sessions: int = 12) -> dict:
+    """A LoCoMo-format conversation (made up here): a session per fact, a question after each."""
+    conversation = {"speaker_a": "Ana", "speaker_b": "Ben"}
+    qa = []
+    for n in range(1, sessions + 1):
+        conversation[f"session_{n}_date_time"] = f"{n} May 2023"
+        conversation[f"session_{n}"] = [
+            {"speaker": "Ana", "dia_id": f"D{n}:1", "text": f"My locker number is now {100 + n}."},
+            {"speaker": "Ben", "dia_id": f"D{n}:2", "text": "Noted."},
+        ]
+        answer = str(100 + n)
+        qa.append(
+            {"question": "What is Ana's locker number?", "answer": answer, "evidence": [f"D{n}:1"], "category": 4}
+        )
+    return {"sample_id": "conv-kill", "conversation": conversation, "qa": qa}
+
+
+def locomo_target(out: str) -> None:
+    """One LoCoMo conversation, SQLite store: a kill lands inside the conversation."""
+    from conftest import scripted_lm, typed_ops
+
+    from promptmem.evaluate import EvalConfig
+    from promptmem.files import write_json
+
+    data = Path(out).parent / "locomo-kill.json"
+    write_json(data, [locomo_conversation()])
+    lm = scripted_lm("101", {"operations": typed_ops("ADD Ana's locker number changed")})
+    _evaluate(EvalConfig(suite="locomo", data=str(data), writer="ops", streams=1, threads=1, store="sqlite"), out, lm)
 
 
 def optimize_target(out: str) -> None:
@@ -77,6 +123,10 @@ def distill_target(out: str) -> None:
     lm = _slow(scripted_lm("42", {"operations": typed_ops("ADD session-store listens on port 3134")}), 0.01)
     config = DistillConfig(
         student=str(Path(out).parent / "student"),
+        writer="ops",
+        hindsight_share=0.0,
+        actor_samplers=(),
+        writer_reward="recall",
         train_streams=2,
         tasks=6,
         train=TrainConfig(
@@ -94,9 +144,11 @@ def distill_target(out: str) -> None:
     distill(config, LMConfig(spec="scripted", max_tokens=24), out, lm=lm, until="grpo", say=lambda _: None)
 
 
-TARGETS = {"eval": eval_target, "optimize": optimize_target, "distill": distill_target}
+TARGETS = {"eval": eval_target, "locomo": locomo_target, "optimize": optimize_target, "distill": distill_target}
+EVALS = ("eval", "locomo")  # targets that run `evaluate`: their kills lose at most the task in progress
 DONE = {
     "eval": "streams/*/*.json",
+    "locomo": "streams/*/*.json",
     "optimize": "gepa/gepa_state.bin",
     "distill": "traces/*.jsonl",
 }  # units of work a rerun must keep as they are
@@ -121,7 +173,7 @@ def run(target: str, out: Path, kill_after: float | None = None) -> int | None:
 
 def results(target: str, out: Path) -> dict:
     """What must not depend on interruptions: scores, answers, ops and notes (not seconds)."""
-    if target == "eval":
+    if target in EVALS:
         streams = {
             p.relative_to(out).as_posix(): [
                 (r["answer"], r["score"], r["ops"]) for r in json.loads(p.read_text())["records"]
@@ -154,12 +206,31 @@ def finished_units(target: str, out: Path) -> dict[str, bytes]:
     return {p.relative_to(out).as_posix(): p.read_bytes() for p in out.glob(DONE[target])}
 
 
+def kept_tasks(out: Path) -> int:
+    """Tasks an eval run directory keeps: those of finished streams and those in progress files."""
+    finished = list(out.glob("streams/*/*.json"))
+    progress = [
+        p
+        for p in out.glob("streams/*/*.progress.jsonl")
+        if p.parent / p.name.replace(".progress.jsonl", ".json") not in finished
+    ]
+    return sum(len(json.loads(p.read_text())["records"]) for p in finished) + sum(
+        p.read_bytes().count(b"\n") for p in progress
+    )
+
+
 def kill_and_resume(target: str, out: Path, reference: dict, rng: random.Random, duration: float) -> dict:
     """Kill ``target`` at a random moment of an uninterrupted run's ``duration`` (past the first
-    quarter, most of which is start-up), rerun it to the end; report what was kept."""
+    quarter, most of which is start-up), rerun it to the end; report what was kept (eval
+    targets: also the tasks started before the kill and how many of them were lost)."""
     killed = run(target, out, kill_after=rng.uniform(duration / 4, duration)) is None
     before = finished_units(target, out) if target != "optimize" else {}
     stamps = {name: (out / name).stat().st_mtime_ns for name in before}
+    tasks = {}
+    if target in EVALS:
+        started = Path(f"{out}.started")
+        begun = started.read_text().count("\n") if started.exists() else 0
+        tasks = {"tasks_started": begun, "tasks_lost": begun - kept_tasks(out)}
     run(target, out)
     kept = all(
         (out / name).read_bytes() == data and (out / name).stat().st_mtime_ns == stamps[name]
@@ -170,6 +241,7 @@ def kill_and_resume(target: str, out: Path, reference: dict, rng: random.Random,
         "finished_before_kill": len(before),
         "kept_unchanged": kept,
         "equal_to_reference": results(target, out) == reference,
+        **tasks,
     }
 
 
