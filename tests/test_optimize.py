@@ -79,10 +79,11 @@ def _reply(field, text):
     )
 
 
-def run(tmp_path, reflection):
-    task_lm = dspy.LM("scripted/world", engine=ScriptedWorld(), cache=False)
+def run(tmp_path, reflection, config=CONFIG, world=ScriptedWorld):
+    """``optimize`` with ``config`` over the scripted ``world`` (tests change CONFIG's fields)."""
+    task_lm = dspy.LM("scripted/world", engine=world(), cache=False)
     return optimize(
-        CONFIG,
+        config,
         LMConfig(spec="dummy/task"),
         LMConfig(spec="dummy/reflect"),
         tmp_path,
@@ -222,26 +223,8 @@ class CountingWorld(ScriptedWorld):
 
 
 def test_recall_objective_runs_the_writer_alone_and_evolves_only_the_writer(tmp_path):
-    config = OptimizeConfig(
-        writer="ops",
-        budget="10",
-        train=2,
-        val=2,
-        test=0,
-        window=5,
-        stream_tasks=5,
-        seed=3,
-        minibatch=2,
-        objective="recall",
-    )
-    task_lm = dspy.LM("scripted/world", engine=CountingWorld(), cache=False)
-    summary = optimize(
-        config,
-        LMConfig(spec="dummy/task"),
-        LMConfig(spec="dummy/reflect"),
-        tmp_path,
-        lm=task_lm,
-        reflection_lm=reflection_lm(),
+    summary = run(
+        tmp_path, reflection_lm(), replace(CONFIG, budget="10", test=0, objective="recall"), world=CountingWorld
     )
     assert CountingWorld.actor_calls == 0
     assert summary["optimized_instructions"]["agent.writer.predict"].endswith("\n" + NEW)
@@ -252,54 +235,14 @@ def test_recall_objective_runs_the_writer_alone_and_evolves_only_the_writer(tmp_
 
 
 def test_gepa_evolves_the_select_writer(tmp_path):
-    config = OptimizeConfig(
-        budget="10",
-        train=2,
-        val=2,
-        test=0,
-        window=5,
-        stream_tasks=5,
-        seed=3,
-        minibatch=2,
-        objective="recall",
-        writer="select",
-    )
-    task_lm = dspy.LM("scripted/world", engine=ScriptedWorld(), cache=False)
-    summary = optimize(
-        config,
-        LMConfig(spec="dummy/task"),
-        LMConfig(spec="dummy/reflect"),
-        tmp_path,
-        lm=task_lm,
-        reflection_lm=reflection_lm(),
-    )
+    summary = run(tmp_path, reflection_lm(), replace(CONFIG, budget="10", test=0, objective="recall", writer="select"))
     assert summary["optimized_instructions"]["agent.writer.predict"].endswith("\n" + NEW)
     assert summary["best_val_score"] > summary["seed_val_score"]
     assert load_agent(tmp_path / "program.json").writer_kind == "select"
 
 
 def test_gepa_default_proposer_still_works(tmp_path):
-    config = OptimizeConfig(
-        writer="ops",
-        budget="14",
-        train=2,
-        val=2,
-        test=0,
-        window=5,
-        stream_tasks=5,
-        seed=3,
-        minibatch=2,
-        proposer="gepa",
-    )
-    task_lm = dspy.LM("scripted/world", engine=ScriptedWorld(), cache=False)
-    summary = optimize(
-        config,
-        LMConfig(spec="dummy/task"),
-        LMConfig(spec="dummy/reflect"),
-        tmp_path,
-        lm=task_lm,
-        reflection_lm=reflection_lm(),
-    )
+    summary = run(tmp_path, reflection_lm(), replace(CONFIG, test=0, proposer="gepa"))
     assert summary["optimized_instructions"]["agent.writer.predict"] == NEW
 
 
@@ -313,16 +256,7 @@ def test_when_no_candidate_is_accepted_the_held_out_comparison_runs_the_seed_onc
 
 
 def test_demos_are_compared_held_out_alone_and_after_the_instructions(tmp_path):
-    config = replace(CONFIG, writer="select", demos=2)
-    task_lm = dspy.LM("scripted/world", engine=ScriptedWorld(), cache=False)
-    summary = optimize(
-        config,
-        LMConfig(spec="dummy/task"),
-        LMConfig(spec="dummy/reflect"),
-        tmp_path,
-        lm=task_lm,
-        reflection_lm=reflection_lm(),
-    )
+    summary = run(tmp_path, reflection_lm(), replace(CONFIG, writer="select", demos=2))
     assert {"seed", "seed + demos"} <= set(summary["test"])
     assert len(summary["demos"]["writer"]) == 2 and "keep" in summary["demos"]["writer"][0]
     assert len(load_agent(tmp_path / "seed_demos.json").writer.predict.demos) == 2
