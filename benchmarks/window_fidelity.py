@@ -69,7 +69,7 @@ def measure(args) -> dict:
     budget = suite.notes_budget
     runs = Path(args.runs)
     rows, started = {}, time.perf_counter()
-    with dspy.context(lm=make_lm(LMConfig(spec=args.model)), adapter=adapter_for(args.model)):
+    with dspy.context(lm=make_lm(LMConfig(spec=args.model, threads=args.threads)), adapter=adapter_for(args.model)):
         reference = build_agent("seed", writer="select")
         ways = {
             "cold": cut_windows(streams, args.window, suite=suite, budget=budget),
@@ -114,6 +114,7 @@ def fidelity(rows: dict) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default="local:qwen2.5-coder-0.5b")
+    parser.add_argument("--threads", type=int, default=None, help="CPU threads of the local model")
     parser.add_argument("--streams", type=int, default=3)
     parser.add_argument("--tasks", type=int, default=24)
     parser.add_argument("--window", type=int, default=8)
