@@ -136,7 +136,10 @@ def load_locomo(path: str | Path, questions_at_end: bool = False, questions: int
         ) from err
     if not isinstance(data, list) or not data:
         raise LocomoFormatError(f"{path}: expected a non-empty list of conversations")
-    streams = [conversation_stream(raw, i, questions_at_end, questions) for i, raw in enumerate(data)]
+    try:
+        streams = [conversation_stream(raw, i, questions_at_end, questions) for i, raw in enumerate(data)]
+    except LocomoFormatError as err:
+        raise LocomoFormatError(f"{path}, {err}") from None
     first: dict[str, int] = {}
     for index, stream in enumerate(streams):
         if stream.id in first:
