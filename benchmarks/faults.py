@@ -1,12 +1,15 @@
-"""Faults survived: SIGKILL at random moments of eval and optimize runs, and a failing hosted
-LM server. Writes benchmarks/results/faults.json.
+"""Faults survived: SIGKILL at random moments of eval, LoCoMo and optimize runs, a failing hosted
+LM server, and every adversarial input of issue #28 plus the earlier malformed-file probes.
+Writes benchmarks/results/faults.json.
 
 Kills use the test harness (tests/kill_harness.py: scripted LMs, a subprocess per run); each
-killed run is rerun to the end and compared with an uninterrupted one. Server faults run
-`evaluate` against tests/fake_openai.py with every fault kind.
+killed run is rerun to the end and compared with an uninterrupted one, and an eval kill counts
+the tasks it lost (started, not kept). Server faults run `evaluate` against tests/fake_openai.py
+with every fault kind, then rerun it against a healthy server. The input cases
+(benchmarks/fault_cases.py) run the command line in-process.
 
-    python benchmarks/faults.py                     # 20 eval kills, 10 optimize kills
-    python benchmarks/faults.py --eval-kills 3 --optimize-kills 1
+    python benchmarks/faults.py                     # 20 eval, 10 LoCoMo, 10 optimize kills
+    python benchmarks/faults.py --eval-kills 3 --locomo-kills 2 --optimize-kills 1
 """
 
 from __future__ import annotations
@@ -22,9 +25,11 @@ from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent.parent / "tests"
 sys.path.insert(0, str(TESTS))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fake_openai import FAULTS, FakeOpenAI  # noqa: E402
-from kill_harness import kill_and_resume, results, run  # noqa: E402
+from fault_cases import fault_cases  # noqa: E402
+from kill_harness import EVALS, kill_and_resume, results, run  # noqa: E402
 
 from promptmem.files import write_json  # noqa: E402
 
@@ -36,73 +41,82 @@ def kills(target: str, count: int, seed: int, root: Path) -> dict:
     reference = results(target, root / "reference")
     rng = random.Random(seed)
     outcomes = [kill_and_resume(target, root / f"killed-{i}", reference, rng, duration) for i in range(count)]
-    return {
+    row = {
         "runs": count,
         "killed": sum(o["killed"] for o in outcomes),
         "results_lost": sum(not o["kept_unchanged"] for o in outcomes),
         "finished_units_before_kills": sum(o["finished_before_kill"] for o in outcomes),
         "equal_to_uninterrupted": sum(o["equal_to_reference"] for o in outcomes),
         "uninterrupted_seconds": round(duration, 2),
-        "outcomes": outcomes,
     }
+    if target in EVALS:
+        row |= {
+            "tasks_started_before_kills": sum(o["tasks_started"] for o in outcomes),
+            "tasks_lost": sum(o["tasks_lost"] for o in outcomes),
+            "most_tasks_lost_by_one_kill": max(o["tasks_lost"] for o in outcomes),
+        }
+    return {**row, "outcomes": outcomes}
 
 
-def server_faults(root: Path) -> dict:
+def server_fault(fault: str, out: Path) -> dict:
+    """``fault`` on the first three requests (a call and its two retries), then a rerun against
+    a healthy server: what the first run did, and whether the rerun finished every stream."""
     from test_hosted_faults import KEY, reply
 
     from promptmem.evaluate import EvalConfig, evaluate
+    from promptmem.failures import LMUnavailable
     from promptmem.lm.specs import LMConfig
 
+    config = EvalConfig(writer="ops", streams=1, tasks=6, threads=1, baseline=False)
+    row = {"stopped": "", "failed_calls": 0}
+    with FakeOpenAI([fault] * 3, reply, hang=2.0) as server:
+        lm = LMConfig(spec="openai/fake-model", api_base=server.url, timeout=1.0)
+        try:
+            report = evaluate(config, lm, out, show_progress=False)
+            row |= {"failed_calls": report.agent.failed_calls, "unfinished_streams": report.agent.unfinished}
+        except LMUnavailable as err:
+            row["stopped"] = str(err).partition("; ")[2].partition(". ")[0]
+        row["requests"] = server.requests
+        row["finished_streams"] = len(list(out.glob("streams/*/*.json")))
+        server.faults.clear()  # healthy from here on
+        rerun = evaluate(config, lm, out, show_progress=False)
+    leaked = [p.name for p in out.rglob("*") if p.is_file() and KEY.encode() in p.read_bytes()]
+    return {**row, "finished_after_rerun": rerun.agent.unfinished == 0, "key_in_run_dir": bool(leaked)}
+
+
+def server_faults(root: Path) -> dict:
+    from test_hosted_faults import KEY
+
     os.environ["OPENAI_API_KEY"] = KEY
-    rows = {}
-    for fault in FAULTS[1:]:
-        out = root / f"server-{fault}"
-        with FakeOpenAI([fault] * 3, reply, hang=2.0) as server:
-            try:
-                report = evaluate(
-                    EvalConfig(streams=1, tasks=6, threads=1, baseline=False),
-                    LMConfig(spec="openai/fake-model", api_base=server.url, timeout=1.0),
-                    out,
-                    show_progress=False,
-                )
-                crashed, failures = False, report.agent.write_failures
-            except Exception:  # noqa: BLE001 - counted: a crash is what this measures
-                crashed, failures = True, None
-        leaked = [p.name for p in out.rglob("*") if p.is_file() and KEY.encode() in p.read_bytes()]
-        rows[fault] = {
-            "requests": server.requests,
-            "crashed": crashed,
-            "failed_writes": failures,
-            "key_in_run_dir": bool(leaked),
-        }
-    return rows
+    return {fault: server_fault(fault, root / f"server-{fault}") for fault in FAULTS[1:]}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--eval-kills", type=int, default=20)
+    parser.add_argument("--locomo-kills", type=int, default=10)
     parser.add_argument("--optimize-kills", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="benchmarks/results/faults.json")
     args = parser.parse_args()
     start = time.perf_counter()
+    counts = {"eval": args.eval_kills, "locomo": args.locomo_kills, "optimize": args.optimize_kills}
     with tempfile.TemporaryDirectory(prefix="promptmem-faults-") as tmp:
         root = Path(tmp)
         result = {
             "benchmark": "faults",
-            "kills": {
-                "eval": kills("eval", args.eval_kills, args.seed, root / "eval"),
-                "optimize": kills("optimize", args.optimize_kills, args.seed, root / "optimize"),
-            },
+            "kills": {target: kills(target, n, args.seed, root / target) for target, n in counts.items() if n},
             "server_faults": server_faults(root),
+            "inputs": fault_cases(root / "inputs"),
         }
     result["wall_seconds"] = round(time.perf_counter() - start, 1)
     write_json(args.out, result)
     summary = {
-        k: {m: v[m] for m in ("runs", "killed", "results_lost", "equal_to_uninterrupted")}
+        k: {m: v[m] for m in ("runs", "killed", "results_lost", "equal_to_uninterrupted", "tasks_lost") if m in v}
         for k, v in result["kills"].items()
     }
-    print(json.dumps({"kills": summary, "server_faults": result["server_faults"]}, indent=2))
+    unhandled = [r["case"] for r in result["inputs"]["rows"] if not r["handled"]]
+    print(json.dumps({"kills": summary, "server_faults": result["server_faults"], "unhandled": unhandled}, indent=2))
 
 
 if __name__ == "__main__":

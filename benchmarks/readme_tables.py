@@ -63,26 +63,56 @@ def synthetic(name: str, columns=tuple(SYNTHETIC_COLUMNS)):
     return lambda: table(list(columns), [[SYNTHETIC_COLUMNS[c](r) for c in columns] for r in load(name)["rows"]])
 
 
+KILL_TARGETS = {"eval": "`eval`", "locomo": "`eval` on a LoCoMo conversation (SQLite store)", "optimize": "`optimize`"}
+
+
+def _kill_outcome(k: dict) -> str:
+    text = f"{k['results_lost']} results lost; {k['equal_to_uninterrupted']}/{k['runs']} equal to an uninterrupted run"
+    if "tasks_lost" in k:
+        text += (
+            f"; {k['tasks_lost']} of {k['tasks_started_before_kills']} started tasks lost "
+            f"(at most {k['most_tasks_lost_by_one_kill']} per kill)"
+        )
+    return text
+
+
+def _server_outcome(f: dict) -> str:
+    if f["stopped"]:
+        first = f"stopped: {f['stopped']}"
+    else:
+        first = f"{f['failed_calls']} failed call(s) counted, {f['unfinished_streams']} stream(s) left unfinished"
+    return (
+        f"{first}; {f['finished_streams']} finished before the rerun"
+        + ("; the rerun finished it" if f["finished_after_rerun"] else "; the rerun did NOT finish it")
+        + ("; API key in run dir" if f["key_in_run_dir"] else "; API key not in run dir")
+    )
+
+
 def faults() -> str:
     data = load("faults")
     rows = [
         [
-            f"SIGKILL during `{target}`, rerun",
+            f"SIGKILL during {KILL_TARGETS[target]}, rerun",
             f"{k['runs']} runs, {k['killed']} killed mid-run",
-            f"{k['results_lost']} results lost; {k['equal_to_uninterrupted']}/{k['runs']} equal to an uninterrupted run",
+            _kill_outcome(k),
         ]
         for target, k in data["kills"].items()
     ]
     rows += [
-        [
-            f"hosted LM server: `{fault}`",
-            f"{f['requests']} requests",
-            ("crashed" if f["crashed"] else f"finished; {f['failed_writes']} failed write(s) recorded")
-            + ("; API key in run dir" if f["key_in_run_dir"] else "; API key not in run dir"),
-        ]
+        [f"hosted LM server: `{fault}` ×3, then healthy", f"{f['requests']} requests", _server_outcome(f)]
         for fault, f in data["server_faults"].items()
     ]
     return table(["fault", "runs", "outcome"], rows)
+
+
+def faults_inputs() -> str:
+    data = load("faults")["inputs"]
+    rows = [
+        [r["case"], r["issue"], r["outcome"].replace("|", "\\|"), "yes" if r["handled"] else "**no**"]
+        for r in data["rows"]
+    ]
+    rows.append(["**all cases**", "", f"{data['handled']} of {data['cases']} handled", ""])
+    return table(["input", "issue #28 item", "outcome", "handled"], rows)
 
 
 ENGINE_PATHS = {
@@ -307,6 +337,7 @@ TABLES = {
     "select_writer_s3000": synthetic("select_writer_s3000"),
     "mem0": synthetic("mem0"),
     "faults": faults,
+    "faults_inputs": faults_inputs,
     "hostile": hostile,
     "engine": engine,
     "grammar": grammar,

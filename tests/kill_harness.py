@@ -87,6 +87,7 @@ def locomo_target(out: str) -> None:
     from promptmem.files import write_json
 
     data = Path(out).parent / "locomo-kill.json"
+    data.parent.mkdir(parents=True, exist_ok=True)
     write_json(data, [locomo_conversation()])
     lm = scripted_lm("101", {"operations": typed_ops("ADD Ana's locker number changed")})
     _evaluate(EvalConfig(suite="locomo", data=str(data), writer="ops", streams=1, threads=1, store="sqlite"), out, lm)
