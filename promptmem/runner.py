@@ -115,8 +115,8 @@ def when_of(task: Task, position: int) -> When:
 def run_task(agent, task: Task, position: int, suite: Suite, memory: Memory, act: bool = True) -> TaskRecord:
     """One step. LM failures (the actor's, the writer's, a store's ``WriteFailed``) are
     recorded and the stream goes on, unless the LM cannot answer at all (``LMUnavailable``,
-    ``promptmem.failures.fatal``). With
-    ``act=False`` the actor is not called (a writer-only run: notes recall, no score)."""
+    ``promptmem.failures.fatal``). With ``act=False`` the actor is not called (a writer-only
+    run: notes recall, no score)."""
     start = time.perf_counter()
     answer = outcome = recall = None
     error, failed = "", 0
