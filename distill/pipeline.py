@@ -1,13 +1,22 @@
 """``promptmem distill``: teacher traces → SFT → GRPO → held-out comparison, resumable.
 
+The hindsight pipeline by default (the select writer): SFT on the keep-lists a writer that knew
+each training stream's future would write (mixed with the teacher's by ``hindsight_share``) and
+on right answers sampled from the teacher and the student over the notes such a writer holds;
+GRPO on the writer with the dense per-write reward of the hindsight labels.
+
 The run directory holds ``config.json``; ``traces/`` (one JSONL per training stream, and
-``traces/dataset``, the same rows as a ``datasets.Dataset`` saved to disk);
+``traces/dataset``, the same rows as a ``datasets.Dataset`` saved to disk); ``hindsight/``
+(``writer.jsonl``, the hindsight writer rows; ``actor-<model>.jsonl``, the sampled actor rows;
+``actor_cases.json``, how many questions and how many with a newer look-alike);
 ``sft/`` and ``grpo/`` (TRL checkpoints, ``log.json``, the merged ``model/``; a later
 phase of the GRPO schedule goes to ``grpo-2/`` and so on, each starting from the model
-before it); ``grpo_rewards.json`` / ``.png`` (reward per GRPO step); and ``eval/`` with the
-teacher pipeline, the untrained student with the teacher's prompts, the student after SFT
-and after GRPO on held-out streams (``comparison.json`` / ``.md`` / ``.png``). Each stage
-that already finished is skipped on a rerun; training resumes from its last checkpoint.
+before it); ``grpo_rewards.json`` / ``.png`` (reward and share of flat groups per GRPO step);
+``timings.json`` (seconds and seconds per step of each stage, from the run that did it); and
+``eval/`` with the teacher pipeline and the students of ``compare`` (untrained with the
+teacher's prompts, after SFT, after GRPO) on held-out streams (``comparison.json`` / ``.md`` /
+``.png``, with paired statistics). Each stage that already finished is skipped on a rerun;
+training resumes from its last checkpoint.
 """
 
 from __future__ import annotations
@@ -20,10 +29,13 @@ from functools import partial
 from pathlib import Path
 
 from promptmem.distill.gguf_export import export_gguf, file_type, quantize
+from promptmem.distill.sft_data import sampled_actor_rows, sft_dataset, write_rows
 from promptmem.distill.students import EMBEDDED, resolve_student
-from promptmem.distill.training import TrainConfig, grpo, reward_curve, sft
+from promptmem.distill.timings import StageClock
+from promptmem.distill.training import TrainConfig, grpo, logged_steps, reward_curve, sft
 from promptmem.programs.agent import SEED_AGENT, in_process, resolve_agent, writer_help
 from promptmem.programs.judge import DiscoveryJudge
+from promptmem.programs.select import SelectWriter
 
 from promptmem.evaluate import EvalConfig, claim_run_dir, make_eval_suite
 from promptmem.files import write_json
@@ -31,10 +43,12 @@ from promptmem.lm.embedded import model_path
 from promptmem.lm.specs import HF_PREFIX, LOCAL_PREFIX, LMConfig, adapter_for, local_gguf, make_lm
 from promptmem.options import option
 from promptmem.report.comparison import Entry, compare
-from promptmem.signals.role_rewards import RoleRewards
-from promptmem.signals.traces import Sampling, TraceRow, export_traces, sampling_report, traces_dataset
+from promptmem.signals.hindsight_rows import actor_cases, writer_rows
+from promptmem.signals.role_rewards import RoleRewards, check_writer_reward
+from promptmem.signals.traces import Sampling, export_traces, sampling_report, traces_dataset
 
 STUDENT_FORMAT = adapter_for(HF_PREFIX)  # how traces are rendered and students are read
+STUDENTS = ("student", "student+sft", "student+grpo")  # the untrained student, after SFT, after GRPO
 
 
 @dataclass(frozen=True)
@@ -49,17 +63,22 @@ class DistillConfig:
         "seed", f"Teacher program: {SEED_AGENT} | PATH.json (e.g. a `promptmem optimize` program.json)."
     )
     writer: str = option(
-        "ops",
+        "select",
         partial(
-            writer_help, "The seed teacher's writer (ignored for a program.json; GRPO needs one call per write)", True
+            writer_help,
+            "The seed teacher's writer (ignored for a program.json; GRPO trains select with --writer-reward hindsight, and the one-call writers)",
         ),
     )
     suite: str = option("synthetic", "The suite the teacher is traced on and the students compared on.", cli=False)
+    data: str | None = option(None, "jsonl, locomo: the training streams' file.", cli=False)
     train_streams: int = option(4, "Streams the teacher is traced on.", min=1)
-    seed: int = option(3000, "The training streams' seed.", cli=False)
+    seed: int = option(3000, "The training streams' seed (files: the index of the first stream).", cli=False)
     tasks: int | None = option(12, "Synthetic: tasks per stream.", min=3)
     test_streams: int = option(2, "Held-out streams for the final comparison.", min=1)
-    test_seed: int = option(4000, "The held-out streams' seed.", cli=False)
+    test_seed: int = option(4000, "The held-out streams' seed (files: the index of the first stream).", cli=False)
+    test_data: str | None = option(
+        None, "jsonl, locomo: the held-out streams' file (default: the training file).", cli=False
+    )
     budget: int | None = option(None, "Notes budget in characters (default: the suite's).", cli=False)
     samples: int = option(
         1,
@@ -67,7 +86,24 @@ class DistillConfig:
         min=1,
     )
     sample_temperature: float = option(1.0, "Temperature of the extra teacher samples.")
-    min_actor_score: float = option(0.5, "SFT keeps the actor rows scoring at least this.", cli=False)
+    min_actor_score: float = option(
+        0.5, "SFT keeps the actor rows scoring at least this (traced and sampled: a right answer).", cli=False
+    )
+    hindsight_share: float = option(
+        1.0,
+        "Select writer SFT targets: the share of its prompts (drawn per task) whose target is the hindsight keep-list (what a writer that knew the training stream's future kept; no model), the rest the teacher's keep-list for the same prompt. 1: hindsight only; 0: the teacher's only (any writer).",
+        min=0.0,
+        max=1.0,
+    )
+    actor_samplers: tuple[str, ...] = option(
+        ("teacher", "student"),
+        'Actor SFT rows on the notes a writer that knew the future holds before each question needing memory (also where a newer look-alike sits nearer the question than the note with the answer): answers of these models, teacher | student (untrained), kept only when right; "": none.',
+    )
+    actor_samples: int = option(
+        4,
+        "Answers tried per such question and model: the greedy one, then up to this many minus one at --sample-temperature, until one is right.",
+        min=1,
+    )
     min_writer_credit: float | None = option(
         None,
         "SFT keeps only the teacher's writes whose realized credit (next questions' score minus the recent ones') is at least this.",
@@ -79,30 +115,23 @@ class DistillConfig:
     horizon: int = option(3, "Writer credit: questions re-rolled after a write.", cli=False)
     discovery_weight: float = option(0.5, "Actor reward: weight of the discoveries that reach memory.", cli=False)
     writer_reward: str = option(
-        "recall",
-        "GRPO writer reward: recall (notes recall of the next questions where the suite knows their answers, no actor calls; credit elsewhere) | credit (the next questions re-answered by the teacher's actor).",
+        "hindsight",
+        "GRPO writer reward: hindsight (select writer: the share of the later-needed statements kept minus --waste-weight x the budget share kept on statements no later question needed, from the training stream's hindsight labels) | recall (one-call writers: notes recall of the next questions where the suite knows their answers, no actor calls; credit elsewhere) | credit (the next questions re-answered by the teacher's actor).",
+    )
+    waste_weight: float = option(
+        0.5,
+        "Hindsight writer reward: weight of the budget share spent on statements no later question needed.",
+        min=0.0,
     )
     format_weight: float = option(0.2, "GRPO weight of the format shaping reward.", cli=False)
     serve: str = option(
         "gguf",
         "How the comparison runs the students: gguf (a student dequantized from an embedded GGUF is written back as a GGUF at the teacher's quantization and run by llama.cpp, like a local teacher) | hf (transformers).",
     )
+    compare: tuple[str, ...] = option(
+        STUDENTS, f"The students compared with the teacher held out: {' | '.join(STUDENTS)}."
+    )
     train: TrainConfig = option(help="Training knobs of the SFT and GRPO stages.", default_factory=TrainConfig)
-
-
-def sft_rows(rows: list[TraceRow], min_actor_score: float, min_writer_credit: float | None = None) -> list[TraceRow]:
-    """Rows worth imitating: actor rows that scored, writer rows whose write was usable (and,
-    with ``min_writer_credit``, paid off: no later question, no credit to judge, is kept)."""
-
-    def good_write(r: TraceRow) -> bool:
-        return not r.write_error and (min_writer_credit is None or r.credit is None or r.credit >= min_writer_credit)
-
-    return [
-        r
-        for r in rows
-        if (r.role == "writer" and good_write(r))
-        or (r.role == "actor" and (r.score is None or r.score >= min_actor_score))
-    ]
 
 
 def _plot_rewards(curve: list[dict], path: Path) -> None:
@@ -144,19 +173,7 @@ def served_spec(config: DistillConfig, checkpoint: Path, teacher_lm: LMConfig, o
 STAGES = ("traces", "sft", "grpo", "eval")
 
 
-def distill(
-    config: DistillConfig,
-    teacher_lm: LMConfig,
-    out: str | Path,
-    *,
-    lm=None,
-    until: str = "eval",
-    say: Callable[[str], None] = print,
-) -> dict:
-    """Run (or resume) the stages up to ``until``; returns a summary (after ``eval``: the
-    held-out comparison and the GRPO reward curve). ``lm``: an already built teacher LM.
-    The student (unless ``until`` is "traces"), the teacher program, the suite and the
-    teacher LM are resolved first: anything missing is an error before any work."""
+def _check_options(config: DistillConfig, until: str) -> None:
     if config.serve not in ("gguf", "hf"):
         raise ValueError(f"--serve must be gguf or hf, not {config.serve!r}")
     if until not in STAGES:
@@ -164,55 +181,95 @@ def distill(
     unknown = {role for roles in config.schedule for role in roles} - {"actor", "writer"}
     if unknown or not all(config.schedule):
         raise ValueError(f"a GRPO schedule is phases of roles (actor, writer), not {config.schedule!r}")
-    student = resolve_student(config.student) if until != "traces" else None
-    out = Path(out)
-    base = EvalConfig(
-        suite=config.suite,
-        agent=config.teacher,
-        writer=config.writer,
-        streams=config.train_streams,
-        seed=config.seed,
-        tasks=config.tasks,
-        budget=config.budget,
-        threads=1,
-    )
-    suite = make_eval_suite(base)
-    budget = config.budget or suite.notes_budget
-    agent = in_process(resolve_agent(config.teacher, config.writer), "distill")
-    lm = lm or make_lm(teacher_lm)
-    claim_run_dir(out, {"distill": config, "teacher_lm": teacher_lm})
-    streams = suite.streams(config.train_streams, seed=config.seed)
+    if set(config.actor_samplers) - {"teacher", "student"}:
+        raise ValueError(f"--actor-samplers takes teacher and student, not {','.join(config.actor_samplers)!r}")
+    if set(config.compare) - set(STUDENTS):
+        raise ValueError(f"--compare takes {', '.join(STUDENTS)}, not {','.join(config.compare)!r}")
 
-    say(f"traces: the teacher over {len(streams)} streams")
-    rows = export_traces(
-        agent,
-        streams,
-        suite,
-        lm,
-        budget,
-        STUDENT_FORMAT,
-        out / "traces",
-        horizon=config.horizon,
-        run_adapter=adapter_for(teacher_lm.spec),
-        sampling=Sampling(config.samples, config.sample_temperature),
+
+def _check_agent(config: DistillConfig, agent) -> None:
+    """The teacher's writer fits the hindsight targets and the GRPO writer reward asked for."""
+    if config.hindsight_share > 0 and not isinstance(agent.writer, SelectWriter):
+        raise ValueError(
+            f"--hindsight-share {config.hindsight_share} labels the select writer's statements; the teacher's "
+            f"writer is {type(agent.writer).__name__} (use --writer select, or --hindsight-share 0)"
+        )
+    if config.train.grpo_steps and any("writer" in roles for roles in config.schedule):
+        check_writer_reward(agent, config.writer_reward)
+
+
+def _traces(config, agent, streams, suite, lm, teacher_lm: LMConfig, budget: int, out: Path, clock: StageClock) -> list:
+    """The teacher's trace rows (``traces/``), their sampling report and their dataset."""
+    dataset = out / "traces" / "dataset"
+    rows = clock.time(
+        "traces",
+        dataset.is_dir(),
+        lambda: export_traces(
+            agent,
+            streams,
+            suite,
+            lm,
+            budget,
+            STUDENT_FORMAT,
+            out / "traces",
+            horizon=config.horizon,
+            run_adapter=adapter_for(teacher_lm.spec),
+            sampling=Sampling(config.samples, config.sample_temperature),
+        ),
+        lambda _: sum(len(stream.tasks) for stream in streams),
+        unit="task",
     )
     write_json(out / "traces" / "sampling.json", sampling_report(rows, config.min_actor_score))
-    dataset = out / "traces" / "dataset"
     if not dataset.is_dir():  # written aside and renamed: an interrupted save is redone
-        partial = dataset.with_name("dataset.partial")
-        shutil.rmtree(partial, ignore_errors=True)
-        traces_dataset(rows).save_to_disk(str(partial))
-        partial.rename(dataset)
-    if until == "traces":
-        return {"traces": len(rows)}
+        aside = dataset.with_name("dataset.partial")
+        shutil.rmtree(aside, ignore_errors=True)
+        traces_dataset(rows).save_to_disk(str(aside))
+        aside.rename(dataset)
+    return rows
 
-    kept = sft_rows(rows, config.min_actor_score, config.min_writer_credit)
-    say(f"sft: {config.student} on {len(kept)} of {len(rows)} rows")
-    sft_model = sft(student, kept, out / "sft", config.train)
-    if until == "sft":
-        return {"traces": len(rows), "sft": str(sft_model)}
 
-    grpo_model, curve = sft_model, []
+def _sft_rows(config, agent, streams, suite, budget, rows, samplers, out: Path, clock: StageClock):
+    """The SFT rows (``sft_data.sft_dataset``) and their counts by source; writes ``hindsight/``."""
+    folder = out / "hindsight"
+    folder.mkdir(exist_ok=True)
+    hindsight = writer_rows(agent, streams, suite, budget, STUDENT_FORMAT) if config.hindsight_share else []
+    write_rows(folder / "writer.jsonl", hindsight)
+    cases = [case for stream in streams for case in actor_cases(stream, suite, budget)]
+    write_json(folder / "actor_cases.json", {"cases": len(cases), "lookalike": sum(c.lookalike for c in cases)})
+    chosen = {model: samplers[model] for model in config.actor_samplers}
+    actor = clock.time(
+        "actor_samples",
+        all((folder / f"actor-{model}.jsonl").is_file() for model in chosen),
+        lambda: sampled_actor_rows(
+            agent,
+            cases,
+            suite,
+            chosen,
+            STUDENT_FORMAT,
+            folder,
+            samples=config.actor_samples,
+            temperature=config.sample_temperature,
+            threshold=config.min_actor_score,
+        ),
+        lambda _: len(cases) * len(chosen),
+        unit="question",
+    )
+    lookalike = {(case.stream_id, case.step.task.id) for case in cases if case.lookalike}
+    return sft_dataset(
+        rows,
+        hindsight,
+        actor,
+        hindsight_share=config.hindsight_share,
+        seed=config.seed,
+        min_actor_score=config.min_actor_score,
+        min_writer_credit=config.min_writer_credit,
+        lookalike=lookalike,
+    )
+
+
+def _grpo(config, agent, rows, streams, suite, lm, teacher_lm, start: Path, out: Path, clock: StageClock, say):
+    """The GRPO schedule from ``start``: (the last phase's model, the reward curve of every step)."""
+    model, curve = start, []
     for phase, roles in enumerate(config.schedule, 1):
         phase_rows = [r for r in rows if r.role in roles]
         rewards = RoleRewards(
@@ -227,48 +284,124 @@ def distill(
             discovery_weight=config.discovery_weight,
             judge=DiscoveryJudge(),
             writer_reward=config.writer_reward,
+            waste_weight=config.waste_weight,
         )
         say(
             f"grpo phase {phase}/{len(config.schedule)}: {config.train.grpo_steps} steps on "
             f"{len(phase_rows)} prompts ({', '.join(roles)})"
         )
         phase_dir = out / ("grpo" if phase == 1 else f"grpo-{phase}")
-        grpo_model = grpo(
-            grpo_model,
-            phase_rows,
-            [rewards, rewards.format_reward],
-            phase_dir,
-            config.train,
-            weights=[1.0, config.format_weight],
+        model = clock.time(
+            phase_dir.name,
+            (phase_dir / "model" / "config.json").is_file(),
+            lambda phase_dir=phase_dir, phase_rows=phase_rows, rewards=rewards, model=model: grpo(
+                model,
+                phase_rows,
+                [rewards, rewards.format_reward],
+                phase_dir,
+                config.train,
+                weights=[1.0, config.format_weight],
+            ),
+            lambda trained: logged_steps(trained.parent),
         )
         offset = curve[-1]["step"] if curve else 0
         curve += [
             {**point, "step": point["step"] + offset, "phase": phase}
             for point in reward_curve(json.loads((phase_dir / "log.json").read_text()))
         ]
+    return model, curve
+
+
+def distill(
+    config: DistillConfig,
+    teacher_lm: LMConfig,
+    out: str | Path,
+    *,
+    lm=None,
+    until: str = "eval",
+    say: Callable[[str], None] = print,
+) -> dict:
+    """Run (or resume) the stages up to ``until``; returns a summary (after ``eval``: the
+    held-out comparison, the GRPO reward curve, the SFT rows by source and the timings).
+    ``lm``: an already built teacher LM. The student (unless ``until`` is "traces"), the teacher
+    program, the suite and the teacher LM are resolved first: anything missing is an error
+    before any work."""
+    _check_options(config, until)
+    student = resolve_student(config.student) if until != "traces" else None
+    out = Path(out)
+    base = EvalConfig(
+        suite=config.suite,
+        agent=config.teacher,
+        writer=config.writer,
+        streams=config.train_streams,
+        seed=config.seed,
+        tasks=config.tasks,
+        budget=config.budget,
+        data=config.data,
+        threads=1,
+    )
+    suite = make_eval_suite(base)
+    budget = config.budget or suite.notes_budget
+    agent = in_process(resolve_agent(config.teacher, config.writer), "distill")
+    _check_agent(config, agent)
+    lm = lm or make_lm(teacher_lm)
+    claim_run_dir(out, {"distill": config, "teacher_lm": teacher_lm})
+    streams = suite.streams(config.train_streams, seed=config.seed)
+    clock = StageClock(out / "timings.json")
+
+    say(f"traces: the teacher over {len(streams)} streams")
+    rows = _traces(config, agent, streams, suite, lm, teacher_lm, budget, out, clock)
+    if until == "traces":
+        return {"traces": len(rows)}
+
+    student_lm = LMConfig(spec="", max_tokens=teacher_lm.max_tokens, threads=teacher_lm.threads)
+
+    def served(label: str, path: Path) -> LMConfig:
+        return LMConfig(**{**asdict(student_lm), "spec": served_spec(config, path, teacher_lm, out / "gguf" / label)})
+
+    def student_sampler():
+        served_lm = served("student", student)
+        return make_lm(served_lm), adapter_for(served_lm.spec)
+
+    samplers = {"teacher": lambda: (lm, adapter_for(teacher_lm.spec)), "student": student_sampler}
+    say("sft rows: hindsight writer targets, actor answers sampled on hindsight notes")
+    kept, sources = _sft_rows(config, agent, streams, suite, budget, rows, samplers, out, clock)
+    say(f"sft: {config.student} on {len(kept)} rows ({', '.join(f'{k} {v}' for k, v in sources.items())})")
+    sft_dir = out / "sft"
+    sft_model = clock.time(
+        "sft",
+        (sft_dir / "model" / "config.json").is_file(),
+        lambda: sft(student, kept, sft_dir, config.train),
+        lambda _: logged_steps(sft_dir),
+    )
+    if until == "sft":
+        return {"traces": len(rows), "sft": str(sft_model), "sft_sources": sources}
+
+    grpo_model, curve = _grpo(config, agent, rows, streams, suite, lm, teacher_lm, sft_model, out, clock, say)
     write_json(out / "grpo_rewards.json", curve, indent=1)
     _plot_rewards(curve, out / "grpo_rewards.png")
     if until == "grpo":
         return {"traces": len(rows), "grpo_rewards": curve}
 
     say(f"eval: {config.test_streams} held-out streams")
-    test = EvalConfig(**{**asdict(base), "streams": config.test_streams, "seed": config.test_seed})
-    student_lm = LMConfig(spec="", max_tokens=teacher_lm.max_tokens, threads=teacher_lm.threads)
+    held_out = {"streams": config.test_streams, "seed": config.test_seed, "data": config.test_data or config.data}
+    test = EvalConfig(**{**asdict(base), **held_out})
+    checkpoints = {"student": student, "student+sft": sft_model, "student+grpo": grpo_model}
     entries = [Entry("teacher", test, teacher_lm, lm)] + [
-        Entry(
-            label,
-            test,
-            LMConfig(**{**asdict(student_lm), "spec": served_spec(config, path, teacher_lm, out / "gguf" / label)}),
-        )
-        for label, path in (("student", student), ("student+sft", sft_model), ("student+grpo", grpo_model))
+        Entry(label, test, served(label, checkpoints[label])) for label in config.compare
     ]
     rows_out = compare(entries, out / "eval", first="model")
+    flat = [point["flat_share"] for point in curve if point.get("flat_share") is not None]
     summary = {
         "comparison": rows_out,
         "grpo_rewards": curve,
+        "flat_share": round(sum(flat) / len(flat), 4) if flat else None,
         "traces": len(rows),
         "sft_rows": len(kept),
+        "sft_sources": sources,
+        "actor_cases": json.loads((out / "hindsight" / "actor_cases.json").read_text()),
         "schedule": [list(roles) for roles in config.schedule],
+        "timings": clock.read(),
     }
     write_json(out / "summary.json", summary)
     return summary

@@ -36,7 +36,11 @@ class TrainConfig:
     grpo_lr: float = option(5e-6, "GRPO learning rate.", cli=False)
     generations: int = option(4, "Completions per prompt (the GRPO group).", min=2)
     max_completion_tokens: int = option(128, "GRPO completion limit in tokens.", cli=False)
-    temperature: float = option(1.0, "GRPO sampling temperature.", cli=False)
+    temperature: float = option(
+        1.0,
+        "GRPO sampling temperature: high enough that a group's completions differ (grpo_rewards.json logs each step's share of groups whose rewards were all equal).",
+        flag="grpo-temperature",
+    )
     beta: float = option(0.0, "KL weight (0: no reference model, as in recent GRPO practice).", cli=False)
     vllm: str | None = option(None, "GPU only: generate GRPO completions with vLLM, colocate | server.")
     save_steps: int = option(10, "Steps between checkpoints.", cli=False)
@@ -205,8 +209,8 @@ def dynamic_sampling_trainer(base):
     such groups are replaced by prompts drawn from the rest of the dataset and the step's
     groups generated and scored again, up to ``max_resamples`` times. Groups still flat after
     that stay in the step with zero advantage (no gradient). The step's reward metrics are those
-    of the groups it trains on. Logged per step:
-    ``dynamic_sampling/flat_groups`` (flat at the first generation), ``.../resamples`` and
+    of the groups it trains on. Logged per step: ``dynamic_sampling/groups`` (the step's
+    groups), ``.../flat_groups`` (flat at the first generation), ``.../resamples`` and
     ``.../skipped_groups`` (still flat). Single-process: a step's groups are all local."""
 
     class DynamicSamplingGRPOTrainer(base):
@@ -234,7 +238,8 @@ def dynamic_sampling_trainer(base):
                 tried |= {x["row"] for x in inputs}
                 batch = super()._generate_and_score_completions(inputs)
                 flat = self._flat_groups(batch)
-            for name, value in (("flat_groups", first), ("resamples", resamples), ("skipped_groups", len(flat))):
+            counts = {"groups": len(inputs) // self.num_generations, "flat_groups": first}
+            for name, value in (*counts.items(), ("resamples", resamples), ("skipped_groups", len(flat))):
                 self._metrics["train"][f"dynamic_sampling/{name}"].append(float(value))
             return batch
 
@@ -251,16 +256,27 @@ def dynamic_sampling_trainer(base):
 
 
 def reward_curve(log_history: list[dict]) -> list[dict]:
-    """(step, mean reward, reward std, groups skipped and resamples by dynamic sampling) of each
-    logged GRPO step."""
-    return [
-        {
-            "step": e["step"],
-            "reward": e["reward"],
-            "reward_std": e.get("reward_std", 0.0),
-            "skipped_groups": e.get("dynamic_sampling/skipped_groups", 0.0),
-            "resamples": e.get("dynamic_sampling/resamples", 0.0),
-        }
-        for e in log_history
-        if "reward" in e and "step" in e
-    ]
+    """Each logged GRPO step: its mean reward and reward std (of the groups trained on), the
+    share of its groups whose rewards were all equal at the first generation (``flat_share``;
+    None when not logged), and dynamic sampling's resamples and groups still flat (skipped)."""
+    curve = []
+    for e in log_history:
+        if "reward" in e and "step" in e:
+            groups = e.get("dynamic_sampling/groups")
+            flat = e.get("dynamic_sampling/flat_groups", 0.0)
+            curve.append(
+                {
+                    "step": e["step"],
+                    "reward": e["reward"],
+                    "reward_std": e.get("reward_std", 0.0),
+                    "flat_share": round(flat / groups, 4) if groups else None,
+                    "skipped_groups": e.get("dynamic_sampling/skipped_groups", 0.0),
+                    "resamples": e.get("dynamic_sampling/resamples", 0.0),
+                }
+            )
+    return curve
+
+
+def logged_steps(stage: Path) -> int:
+    """The optimizer steps a finished training stage logged (the last step in ``stage/log.json``)."""
+    return max((e.get("step", 0) for e in json.loads((Path(stage) / "log.json").read_text())), default=0)

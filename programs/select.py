@@ -31,6 +31,11 @@ def statements(observation: str) -> list[str]:
     return found
 
 
+def numbered(found: list[str]) -> str:
+    """The statements as the select writer shows them: ``[n] statement`` one per line, from 1."""
+    return "\n".join(f"[{i}] {s}" for i, s in enumerate(found, 1))
+
+
 class SelectStatements(dspy.Signature):
     """You keep notes that help you answer future questions. Each statement of the task's
     observation is shown with its number. Choose the statements worth remembering: facts about
@@ -76,7 +81,7 @@ class SelectWriter(dspy.Module):
         found = statements(task.observation)
         if not found:
             return Write([Op("NOOP")])
-        keep = self.predict(lines="\n".join(f"[{i}] {s}" for i, s in enumerate(found, 1))).keep
+        keep = self.predict(lines=numbered(found)).keep
         named = [isinstance(n, int) and 1 <= n <= len(found) for n in keep]
         chosen = sorted({n for n, ok in zip(keep, named) if ok})
         unknown = [n for n, ok in zip(keep, named) if not ok]

@@ -167,10 +167,13 @@ def distill_command(
     """Distill a teacher pipeline into a small open model: traces -> SFT -> GRPO -> comparison.
 
     --lm is the teacher's LM: it runs the teacher and re-rolls rewards; --max-tokens also
-    limits the students in the comparison. GRPO rewards: the writer earns credit when the next
-    questions improve (re-rolled from the same memory snapshot), the actor earns its score
-    plus the discoveries that reach memory. Writes OUT/eval/comparison.{json,md,png}
-    (teacher, student before training, after SFT, after GRPO) and OUT/grpo_rewards.{json,png}.
+    limits the students in the comparison. By default the hindsight pipeline (the select
+    writer): SFT on the keep-lists a writer that knew each training stream's future would write
+    and on right answers sampled on its notes; GRPO rewards: the writer's dense hindsight reward
+    (later-needed statements kept, budget wasted), the actor's score plus the discoveries that
+    reach memory. Writes OUT/eval/comparison.{json,md,png} (teacher and students, paired
+    statistics), OUT/grpo_rewards.{json,png} (with the share of flat groups per step) and
+    OUT/timings.json (seconds per step of each stage).
     """
     from promptmem.distill.pipeline import distill
 

@@ -9,11 +9,12 @@ pytest.importorskip("trl", reason="the distill extra is not installed")
 
 from conftest import scripted_lm, typed_ops  # noqa: E402
 from datasets import load_from_disk  # noqa: E402
-from promptmem.distill.pipeline import DistillConfig, distill, sft_rows  # noqa: E402
+from promptmem.distill.pipeline import DistillConfig, distill  # noqa: E402
 from promptmem.distill.scratch_student import make_scratch_student  # noqa: E402
+from promptmem.distill.sft_data import sft_rows  # noqa: E402
 from promptmem.distill.training import TrainConfig  # noqa: E402
 
-from promptmem.evaluate import RunDirError  # noqa: E402
+from promptmem.files import RunDirError  # noqa: E402
 from promptmem.lm.specs import LMConfig  # noqa: E402
 from promptmem.signals.traces import TRACE_FORMAT, TraceRow, read_traces  # noqa: E402
 
@@ -38,6 +39,9 @@ def run(tmp_path_factory):
         student=str(student),
         teacher="seed",
         writer="ops",
+        hindsight_share=0.0,  # the teacher's ops writes (hindsight targets label the select writer)
+        actor_samplers=(),
+        writer_reward="recall",
         train_streams=1,
         tasks=6,
         test_streams=1,

@@ -16,12 +16,9 @@ from dataclasses import dataclass
 
 import dspy
 
-from promptmem.memory import InMemoryStore
 from promptmem.programs.actor import Actor
-from promptmem.programs.baselines import buffer_ops
-from promptmem.programs.select import SelectWriter, statements
-from promptmem.recall import line_holds
-from promptmem.signals.hindsight import by_task, hindsight_keep, hindsight_labels
+from promptmem.programs.select import SelectWriter, numbered, statements
+from promptmem.signals.hindsight_rows import actor_cases, hindsight_replay
 from promptmem.tasks import Stream, Suite
 
 
@@ -32,36 +29,28 @@ class _Candidate:
     example: dspy.Example
 
 
-def _numbered(found: list[str]) -> str:
-    return "\n".join(f"[{i}] {s}" for i, s in enumerate(found, 1))
-
-
 def _stream_candidates(index: int, stream: Stream, suite: Suite, budget: int) -> tuple[list, list]:
-    """Writer and actor demo candidates of one stream, replaying a hindsight-perfect select writer."""
-    labels = hindsight_labels(stream, suite)
-    keep, groups = hindsight_keep(labels, budget), by_task(labels)
-    memory, writer, actor = InMemoryStore(budget), [], []
-    for task in stream.tasks:
-        evidence = suite.evidence(task) if task.is_question else None
-        if evidence and not evidence.current:
-            notes = memory.render(task.question)
-            held = [f for f in evidence.needed if line_holds(notes.splitlines(), f)]
-            if held:
-                lookalikes = len(notes.splitlines()) - 1
-                example = dspy.Example(
-                    notes=notes,
-                    observation=task.observation or "(nothing)",
-                    question=task.question,
-                    answer=task.answer[0],
-                )
-                actor.append(_Candidate(index, lookalikes, example))
-        group, kept = groups.get(task.id, []), keep.get(task.id, [])
-        if kept and len(kept) < len(group):
-            needed = sum(bool(label.needed_by) for label in group)
-            lines = _numbered(statements(task.observation))
-            writer.append(_Candidate(index, min(needed, len(group) - needed), dspy.Example(lines=lines, keep=kept)))
-        found = statements(task.observation)
-        memory.apply(buffer_ops(memory.notes(), [found[n - 1] for n in kept], budget), step=task.id)
+    """Writer and actor demo candidates of one stream, from a hindsight-perfect select writer's replay."""
+    writer = []
+    for step in hindsight_replay(stream, suite, budget):
+        if step.keep and len(step.keep) < len(step.labels):
+            needed = sum(bool(label.needed_by) for label in step.labels)
+            lines = numbered(statements(step.task.observation))
+            contrast = min(needed, len(step.labels) - needed)
+            writer.append(_Candidate(index, contrast, dspy.Example(lines=lines, keep=step.keep)))
+    actor = [
+        _Candidate(
+            index,
+            len(case.step.before.notes) - 1,  # look-alikes: the other notes
+            dspy.Example(
+                notes=case.step.notes,
+                observation=case.step.task.observation or "(nothing)",
+                question=case.step.task.question,
+                answer=case.step.task.answer[0],
+            ),
+        )
+        for case in actor_cases(stream, suite, budget)
+    ]
     return writer, actor
 
 

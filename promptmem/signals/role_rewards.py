@@ -2,7 +2,10 @@
 
 - writer rows: ``writer_recall`` of the sampled write over the next ``horizon`` questions, from
   the row's memory snapshot, where the suite knows their answers (``writer_reward="recall"``);
-  else ``writer_credit``, re-rolled with the reward LM's actor;
+  else ``writer_credit``, re-rolled with the reward LM's actor; for the select writer,
+  ``writer_reward="hindsight"``: the dense per-write reward (``hindsight.write_reward``) of the
+  numbers kept, from the hindsight labels of the row's task on its (training) stream, minus
+  ``parse_penalty`` for numbers naming no statement;
 - actor rows: the sampled answer's score + ``discovery_weight`` × discovery of the write
   the reward LM's writer makes after that answer (ground truth where the suite has it, else
   ``judge`` run by the reward LM).
@@ -21,7 +24,9 @@ from difflib import SequenceMatcher
 import dspy
 
 from promptmem.programs.agent import one_call_writers
+from promptmem.programs.select import SelectWriter
 from promptmem.roles import OneCallWriter, Write
+from promptmem.signals.hindsight import StatementLabel, by_task, hindsight_labels, write_reward
 from promptmem.signals.rewards import (
     DiscoveryFn,
     WriterState,
@@ -46,10 +51,25 @@ def check_one_call_writer(agent) -> None:
         )
 
 
+WRITER_REWARDS = ("recall", "credit", "hindsight")
+
+
+def check_writer_reward(agent, writer_reward: str) -> None:
+    """The writer reward is known and fits the agent's writer: ``hindsight`` labels the select
+    writer's numbered statements; the others re-roll a one-call writer's write."""
+    if writer_reward not in WRITER_REWARDS:
+        raise ValueError(f"writer_reward must be one of {', '.join(WRITER_REWARDS)}, not {writer_reward!r}")
+    if writer_reward != "hindsight":
+        check_one_call_writer(agent)
+    elif not isinstance(agent.writer, SelectWriter):
+        raise ValueError(f"the hindsight writer reward needs the select writer, not {type(agent.writer).__name__}")
+
+
 class RoleRewards:
     """A TRL reward function over a dataset whose ``row`` column indexes ``rows``.
     ``adapter`` reads the student's completions; the reward LM (``lm``) re-rolls the
-    pipeline under ``run_adapter`` (default: the same)."""
+    pipeline under ``run_adapter`` (default: the same). ``waste_weight``: the hindsight writer
+    reward's weight of the budget spent on statements no later question needed."""
 
     __name__ = "role_reward"  # TRL logs each reward function under its name
 
@@ -68,17 +88,17 @@ class RoleRewards:
         parse_penalty: float = 0.5,
         judge: DiscoveryFn | None = None,
         writer_reward: str = "recall",
+        waste_weight: float = 0.5,
     ):
-        if writer_reward not in ("recall", "credit"):
-            raise ValueError(f"writer_reward must be recall or credit, not {writer_reward!r}")
         if any(r.role == "writer" for r in rows):
-            check_one_call_writer(agent)
+            check_writer_reward(agent, writer_reward)
         self.agent, self.rows, self.suite, self.lm, self.adapter = agent, list(rows), suite, lm, adapter
         self.run_adapter = run_adapter or adapter
         self.streams = {stream.id: stream for stream in streams}
         self.signatures = {name: p.signature for name, p in agent.named_predictors()}
         self.horizon, self.discovery_weight, self.parse_penalty = horizon, discovery_weight, parse_penalty
-        self.judge, self.writer_reward = judge, writer_reward
+        self.judge, self.writer_reward, self.waste_weight = judge, writer_reward, waste_weight
+        self._labels: dict[str, dict[str, list[StatementLabel]]] = {}
 
     def __call__(self, prompts, completions, row, **_) -> list[float]:
         return [self.reward(self.rows[i], completion_text(c)) for c, i in zip(completions, row)]
@@ -128,7 +148,20 @@ class RoleRewards:
         state, write = self._write(row, self._parse(row, text))
         return writer_recall(state, write, self.suite, self.parse_penalty)
 
+    def hindsight_reward(self, row: TraceRow, fields: dict | None) -> float:
+        """The dense reward of the numbers a select-writer completion keeps (see the module)."""
+        keep = (fields or {}).get("keep")
+        if not isinstance(keep, list):
+            return -self.parse_penalty
+        if row.stream_id not in self._labels:
+            self._labels[row.stream_id] = by_task(hindsight_labels(self.streams[row.stream_id], self.suite))
+        labels = self._labels[row.stream_id].get(row.task_id, [])
+        unknown = set(keep) - {label.number for label in labels}
+        return write_reward(labels, set(keep), row.budget, self.waste_weight) - (self.parse_penalty if unknown else 0.0)
+
     def _writer_reward(self, row: TraceRow, fields: dict | None) -> float:
+        if self.writer_reward == "hindsight":
+            return self.hindsight_reward(row, fields)
         state, write = self._write(row, fields)
         recall = writer_recall(state, write, self.suite, self.parse_penalty) if self.writer_reward == "recall" else None
         if recall is not None:
