@@ -232,6 +232,33 @@ def optimize(name: str = "optimize") -> str:
     )
 
 
+def comparison(name: str) -> str:
+    """A side-by-side comparison's rows, then every pair's paired statistics (``compare()``)."""
+    rows = load(name)["rows"]
+    scores = table(
+        ["program", "held-out score", "notes recall", "s/task"],
+        [
+            [k, f"{r['score']:.3f}", maybe(r.get("notes_recall")), f"{r['seconds_per_task']:.1f}"]
+            for k, r in rows.items()
+        ],
+    )
+    pairs = [
+        [
+            f"{b} vs {a}",
+            str(s["questions"]),
+            f"{s['diff']:+.3f}",
+            f"[{s['ci_low']:+.3f}, {s['ci_high']:+.3f}]",
+            f"{s['wins']} / {s['losses']} / {s['ties']}",
+            f"{s['p']:.3f}",
+            s["verdict"],
+        ]
+        for b, r in rows.items()
+        for a, s in r.get("paired", {}).items()
+    ]
+    header = ["b vs a", "questions", "b − a", "95% CI (streams)", "wins / losses / ties", "sign test p", "verdict"]
+    return scores + "\n" + table(header, pairs)
+
+
 def distill() -> str:
     data = load("distill")
     teacher = data["comparison"]["teacher"]["score"]
@@ -344,6 +371,7 @@ TABLES = {
     "store": store,
     "optimize": optimize,
     "optimize_select": lambda: optimize("optimize_select"),
+    "demos": lambda: comparison("demos"),
     "distill": distill,
     "distill_training": distill_training,
     "distill_sampling": distill_sampling,
