@@ -43,7 +43,10 @@ def assert_no_key_in(path):
 def test_a_transient_fault_is_retried_and_the_run_finishes(tmp_path, fault):
     with FakeOpenAI([fault, fault], reply, hang=2.0) as server:
         evaluate(
-            EvalConfig(streams=1, tasks=4, threads=1, baseline=False), hosted(server), tmp_path, show_progress=False
+            EvalConfig(writer="ops", streams=1, tasks=4, threads=1, baseline=False),
+            hosted(server),
+            tmp_path,
+            show_progress=False,
         )
     records = json.loads((tmp_path / "streams/agent/synthetic-s0-0.json").read_text())["records"]
     assert all(r["error"] == r["write_error"] == "" for r in records)  # two faults, two retries
@@ -52,7 +55,7 @@ def test_a_transient_fault_is_retried_and_the_run_finishes(tmp_path, fault):
     assert_no_key_in(tmp_path)
 
 
-ONE_STREAM = EvalConfig(streams=1, tasks=4, threads=1, baseline=False)
+ONE_STREAM = EvalConfig(writer="ops", streams=1, tasks=4, threads=1, baseline=False)
 STREAM_FILE = "streams/agent/synthetic-s0-0.json"
 
 
@@ -72,7 +75,9 @@ def test_a_call_that_keeps_failing_is_recorded_and_its_stream_is_retried_by_the_
 
 def test_a_server_that_never_answers_finishes_no_stream(tmp_path):
     with FakeOpenAI(["500"] * 500, reply) as server:
-        report = evaluate(EvalConfig(streams=2, tasks=6, threads=2), hosted(server), tmp_path, show_progress=False)
+        report = evaluate(
+            EvalConfig(writer="ops", streams=2, tasks=6, threads=2), hosted(server), tmp_path, show_progress=False
+        )
     assert report.agent.unfinished == report.agent.streams == 2 and report.baseline.unfinished == 2
     assert not list(tmp_path.glob("streams/*/*.json"))
 

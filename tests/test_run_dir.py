@@ -43,7 +43,7 @@ def test_hostile_stream_ids_write_nothing_outside_out(tmp_path):
     data = streams_file(tmp_path / "streams.jsonl", NASTY_IDS)
     out = tmp_path / "deep" / "er" / "run"
     before = {p for p in tmp_path.rglob("*")}
-    config = EvalConfig(suite="jsonl", data=str(data), streams=len(NASTY_IDS), store="sqlite", threads=1)
+    config = EvalConfig(writer="ops", suite="jsonl", data=str(data), streams=len(NASTY_IDS), store="sqlite", threads=1)
     report = evaluate(config, LM, out, lm=writer_lm(), show_progress=False)
     written = {p for p in tmp_path.rglob("*")} - before
     assert all(out in p.parents or p == out or p in out.parents for p in written)
@@ -82,21 +82,26 @@ def test_a_second_run_into_the_same_out_is_refused_while_the_first_runs(tmp_path
     holding.wait(10)
     try:
         with pytest.raises(RunDirError, match=f"in use by another run \\(process {os.getpid()}\\)"):
-            evaluate(EvalConfig(streams=1, tasks=2), LM, tmp_path, lm=writer_lm(), show_progress=False)
+            evaluate(EvalConfig(writer="ops", streams=1, tasks=2), LM, tmp_path, lm=writer_lm(), show_progress=False)
     finally:
         release.set()
         thread.join()
-    evaluate(EvalConfig(streams=1, tasks=2), LM, tmp_path, lm=writer_lm(), show_progress=False)
+    evaluate(EvalConfig(writer="ops", streams=1, tasks=2), LM, tmp_path, lm=writer_lm(), show_progress=False)
 
 
 def test_a_refused_run_leaves_its_directory_to_the_corrected_command(tmp_path):
     from promptmem.lm.embedded import LocalModelError
 
     with pytest.raises(LocalModelError):
-        evaluate(EvalConfig(streams=1, tasks=2), LMConfig(spec="local:smollm2-135"), tmp_path, show_progress=False)
+        evaluate(
+            EvalConfig(writer="ops", streams=1, tasks=2),
+            LMConfig(spec="local:smollm2-135"),
+            tmp_path,
+            show_progress=False,
+        )
     assert not tmp_path.joinpath("config.json").exists()
     (tmp_path / "config.json").write_text(json.dumps({"lm": {"spec": "local:smollm2-135"}}))  # an older refusal
-    evaluate(EvalConfig(streams=1, tasks=2), LM, tmp_path, lm=writer_lm(), show_progress=False)
+    evaluate(EvalConfig(writer="ops", streams=1, tasks=2), LM, tmp_path, lm=writer_lm(), show_progress=False)
     assert json.loads((tmp_path / "config.json").read_text())["lm"]["spec"] == LM.spec
 
 
@@ -120,18 +125,26 @@ def test_every_option_is_checked_before_out_is_touched(tmp_path, option, error):
 def test_path_errors_name_the_path(tmp_path):
     (tmp_path / "file").write_text("x")
     with pytest.raises(RunDirError, match="--out .*file is a file, not a folder"):
-        evaluate(EvalConfig(streams=1, tasks=2), LM, tmp_path / "file", lm=writer_lm(), show_progress=False)
+        evaluate(
+            EvalConfig(writer="ops", streams=1, tasks=2), LM, tmp_path / "file", lm=writer_lm(), show_progress=False
+        )
     with pytest.raises(RunDirError, match="cannot write to --out .*file/run"):
-        evaluate(EvalConfig(streams=1, tasks=2), LM, tmp_path / "file" / "run", lm=writer_lm(), show_progress=False)
+        evaluate(
+            EvalConfig(writer="ops", streams=1, tasks=2),
+            LM,
+            tmp_path / "file" / "run",
+            lm=writer_lm(),
+            show_progress=False,
+        )
     data = streams_file(tmp_path / "two.jsonl", ["a", "b"])
     with pytest.raises(ValueError, match=r"--seed 5 is past the last stream of .*two.jsonl"):
-        evaluate(EvalConfig(suite="jsonl", data=str(data), seed=5), LM, tmp_path / "r", lm=writer_lm())
+        evaluate(EvalConfig(writer="ops", suite="jsonl", data=str(data), seed=5), LM, tmp_path / "r", lm=writer_lm())
     assert not (tmp_path / "r").exists()
 
 
 @pytest.mark.parametrize("content", ['{"records": [', "{}", "[]", '{"records": [{}]}'])
 def test_a_damaged_stream_file_is_named_with_how_to_redo_it(tmp_path, content):
-    config = EvalConfig(streams=2, tasks=3, baseline=False)
+    config = EvalConfig(writer="ops", streams=2, tasks=3, baseline=False)
     evaluate(config, LM, tmp_path, lm=writer_lm(), show_progress=False)
     damaged = tmp_path / "streams" / "agent" / "synthetic-s0-1.json"
     damaged.write_text(content)
@@ -144,7 +157,7 @@ def test_a_damaged_stream_file_is_named_with_how_to_redo_it(tmp_path, content):
 
 
 def test_a_damaged_config_is_named(tmp_path):
-    config = EvalConfig(streams=1, tasks=2)
+    config = EvalConfig(writer="ops", streams=1, tasks=2)
     evaluate(config, LM, tmp_path, lm=writer_lm(), show_progress=False)
     (tmp_path / "config.json").write_text('{"eval": {')
     with pytest.raises(RunDirError, match=f"{tmp_path / 'config.json'} is not valid JSON.*delete it"):
@@ -153,7 +166,7 @@ def test_a_damaged_config_is_named(tmp_path):
 
 def test_credentials_never_reach_the_run_directory(tmp_path):
     lm = LMConfig(spec="openai/x", api_base="https://user:sk-secret@host.example/v1?api_key=sk-secret&region=eu")
-    evaluate(EvalConfig(streams=1, tasks=2), lm, tmp_path, lm=writer_lm(), show_progress=False)
+    evaluate(EvalConfig(writer="ops", streams=1, tasks=2), lm, tmp_path, lm=writer_lm(), show_progress=False)
     for path in tmp_path.rglob("*"):
         assert not path.is_file() or b"sk-secret" not in path.read_bytes(), path
     assert json.loads((tmp_path / "config.json").read_text())["lm"]["api_base"] == "https://host.example/v1?region=eu"
@@ -167,7 +180,7 @@ def test_report_writes_into_a_missing_folder_and_names_a_damaged_run(tmp_path):
     from promptmem.cli import app
 
     run = tmp_path / "run"
-    evaluate(EvalConfig(streams=1, tasks=4), LM, run, lm=writer_lm(), show_progress=False)
+    evaluate(EvalConfig(writer="ops", streams=1, tasks=4), LM, run, lm=writer_lm(), show_progress=False)
     page = tmp_path / "new" / "folder" / "page.html"
     result = CliRunner().invoke(app, ["report", str(run), "--html", str(page)])
     assert result.exit_code == 0 and page.stat().st_size > 0
