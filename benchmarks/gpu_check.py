@@ -1,15 +1,24 @@
-"""The training path on a GPU, timed: SFT and GRPO steps in bf16 on a student made on the spot.
+"""The training path on a GPU, timed, then the hindsight pipeline end to end.
 
-A Qwen2-architecture student with random weights and a tokenizer trained from synthetic-suite
-text (``promptmem.distill.scratch_student``: no download), prompt/completion rows in the shape
-of the teacher's traces, and promptmem's own ``sft`` and ``grpo`` (TRL; dynamic sampling on;
-transformers generation: no vLLM). Reward: the gold answer in the completion, plus a small
-length term so a group has a spread. Needs torch, transformers, peft, accelerate, trl and
-datasets; not DSPy. Writes OUT/gpu_check.json: device, dtype, student size, seconds per SFT
-and GRPO step, wall time.
+1. SFT and GRPO steps in bf16 (on a GPU) through promptmem's own ``sft`` and ``grpo`` (TRL;
+   dynamic sampling on; transformers generation: no vLLM) on prompt/completion rows in the shape
+   of the teacher's traces; reward: the gold answer in the completion, plus a small length term
+   so a group has a spread. Needs torch, transformers, peft, accelerate, trl and datasets.
+2. ``promptmem distill``'s hindsight pipeline (its defaults: the select writer, SFT on hindsight
+   keep-lists and on right answers sampled on hindsight notes, GRPO on the writer with the dense
+   reward), 1 training and 1 held-out stream, the student itself as the teacher (``hf:``, no
+   hosted LM) and the students served by transformers. Needs promptmem's own dependencies (DSPy):
+   without them the stage is recorded as skipped.
 
-    python benchmarks/gpu_check.py --out /tmp/gpu           # what benchmarks/gpu_check.sh runs
-    python benchmarks/gpu_check.py --hidden 64 --layers 2 --sft-steps 2 --grpo-steps 1   # a CPU smoke run
+The student: ``scratch`` (a Qwen2-architecture model with random weights and a tokenizer trained
+from synthetic-suite text, ``promptmem.distill.scratch_student``: no download), or an alias or
+path that ``promptmem distill --student`` takes (qwen-0.5b, qwen-4b when in the HF cache, …).
+Writes OUT/gpu_check.json: device, dtype, student size, seconds per SFT and GRPO step, the
+pipeline's seconds per step of each stage, flat GRPO groups and held-out rows, wall time.
+
+    python benchmarks/gpu_check.py --out /tmp/gpu           # what benchmarks/gpu_check.sh runs on a GPU
+    python benchmarks/gpu_check.py --student qwen-0.5b --sft-steps 1 --grpo-steps 1 --pipeline-tasks 6   # CPU smoke
+    python benchmarks/gpu_check.py --hidden 64 --layers 2 --sft-steps 2 --grpo-steps 1 --pipeline-tasks 6   # tiny
 """
 
 from __future__ import annotations
@@ -21,7 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from promptmem.distill.scratch_student import make_scratch_student
-from promptmem.distill.training import TrainConfig, grpo, sft
+from promptmem.distill.students import resolve_student
+from promptmem.distill.training import TrainConfig, grpo, logged_steps, sft
 
 from promptmem.files import write_json
 from promptmem.suites import make_suite
@@ -56,19 +66,23 @@ def question_rows(count: int) -> list[Row]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--student", default="scratch", help="scratch (made on the spot) | an alias or path")
     parser.add_argument("--hidden", type=int, default=1024)
     parser.add_argument("--layers", type=int, default=12)
     parser.add_argument("--heads", type=int, default=16)
     parser.add_argument("--rows", type=int, default=96)
     parser.add_argument("--sft-steps", type=int, default=20)
     parser.add_argument("--grpo-steps", type=int, default=4)
+    parser.add_argument("--pipeline-tasks", type=int, default=8, help="tasks per pipeline stream (0: no pipeline)")
     parser.add_argument("--out", default="runs/gpu-check")
     args = parser.parse_args()
     import torch
 
     out, start = Path(args.out), time.perf_counter()
-    student = make_scratch_student(
-        out / "student", hidden=args.hidden, layers=args.layers, heads=args.heads, vocab=4000
+    student = (
+        make_scratch_student(out / "student", hidden=args.hidden, layers=args.layers, heads=args.heads, vocab=4000)
+        if args.student == "scratch"
+        else resolve_student(args.student)
     )
     rows = question_rows(args.rows)
     batch = 8
@@ -90,8 +104,7 @@ def main() -> None:
     ):
         began = time.perf_counter()
         run()
-        log = json.loads((out / stage / "log.json").read_text())
-        steps = max(entry.get("step", 0) for entry in log)
+        steps = logged_steps(out / stage)
         timings[stage] = {
             "steps": steps,
             "seconds": round(time.perf_counter() - began, 1),
@@ -104,16 +117,58 @@ def main() -> None:
         "dtype": "bfloat16" if gpu else "float32",
         "torch": torch.__version__,
         "student": {
-            "hidden": args.hidden,
-            "layers": args.layers,
+            "name": args.student,
             "parameters": sum(p.numel() for p in _model(out / "grpo" / "model").parameters()),
+            **({"hidden": args.hidden, "layers": args.layers} if args.student == "scratch" else {}),
         },
         "rows": len(rows),
         **timings,
+        "pipeline": pipeline_check(student, out / "pipeline", args.pipeline_tasks, args.grpo_steps),
         "wall_seconds": round(time.perf_counter() - start, 1),
     }
     write_json(out / "gpu_check.json", result)
     print(json.dumps(result, indent=1))
+
+
+def pipeline_check(student: Path, out: Path, tasks: int, grpo_steps: int) -> dict:
+    """``promptmem distill``'s default (hindsight) pipeline on one training and one held-out
+    stream of ``tasks`` tasks, the student its own teacher: timings, flat groups, held-out rows."""
+    if not tasks:
+        return {"skipped": "--pipeline-tasks 0"}
+    try:
+        from promptmem.distill.pipeline import DistillConfig, distill
+
+        from promptmem.lm.specs import LMConfig
+    except ImportError as err:
+        return {"skipped": f"promptmem's dependencies are not installed ({err})"}
+    config = DistillConfig(
+        student=str(student),
+        train_streams=1,
+        tasks=tasks,
+        test_streams=1,
+        schedule=(("writer",),),
+        actor_samples=2,
+        compare=("student+grpo",),
+        serve="hf",
+        train=TrainConfig(
+            sft_epochs=1,
+            batch_size=4,
+            grpo_steps=grpo_steps,
+            generations=4,
+            prompts_per_step=2,
+            max_completion_tokens=48,
+            save_steps=1000,
+            gradient_checkpointing=False,
+        ),
+    )
+    summary = distill(config, LMConfig(spec=f"hf:{student}", max_tokens=64), out, say=print)
+    keep = ("score", "notes_recall", "seconds_per_task")
+    return {
+        "timings": summary["timings"],
+        "flat_share": summary["flat_share"],
+        "sft_sources": summary["sft_sources"],
+        "held_out": {label: {k: row[k] for k in keep} for label, row in summary["comparison"].items()},
+    }
 
 
 def reward(rows: list[Row]):

@@ -228,11 +228,9 @@ def _traces(config, agent, streams, suite, lm, teacher_lm: LMConfig, budget: int
     return rows
 
 
-def _sft_rows(config, agent, streams, suite, budget, rows, samplers, out: Path, clock: StageClock):
+def _sft_rows(config, agent, streams, suite, budget, rows, hindsight, samplers, out: Path, clock: StageClock):
     """The SFT rows (``sft_data.sft_dataset``) and their counts by source; writes ``hindsight/``."""
     folder = out / "hindsight"
-    folder.mkdir(exist_ok=True)
-    hindsight = writer_rows(agent, streams, suite, budget, STUDENT_FORMAT) if config.hindsight_share else []
     write_rows(folder / "writer.jsonl", hindsight)
     cases = [case for stream in streams for case in actor_cases(stream, suite, budget)]
     write_json(folder / "actor_cases.json", {"cases": len(cases), "lookalike": sum(c.lookalike for c in cases)})
@@ -267,11 +265,24 @@ def _sft_rows(config, agent, streams, suite, budget, rows, samplers, out: Path, 
     )
 
 
-def _grpo(config, agent, rows, streams, suite, lm, teacher_lm, start: Path, out: Path, clock: StageClock, say):
-    """The GRPO schedule from ``start``: (the last phase's model, the reward curve of every step)."""
+def _grpo_prompts(rows: list, hindsight: list, roles: tuple[str, ...]) -> list:
+    """A GRPO phase's prompts: the traced calls of its roles, and for the select writer its
+    hindsight rows of the tasks the traces lack (the same prompts; a teacher write that failed
+    left no trace)."""
+    chosen = [r for r in rows if r.role in roles]
+    traced = {(r.stream_id, r.task_id) for r in chosen if r.role == "writer"}
+    extra = [r for r in hindsight if (r.stream_id, r.task_id) not in traced] if "writer" in roles else []
+    return chosen + extra
+
+
+def _grpo(config, agent, prompts, streams, suite, lm, teacher_lm, start: Path, out: Path, clock: StageClock, say):
+    """The GRPO schedule from ``start``: (the last phase's model, the reward curve of every step);
+    ``prompts(roles)``: a phase's rows."""
     model, curve = start, []
     for phase, roles in enumerate(config.schedule, 1):
-        phase_rows = [r for r in rows if r.role in roles]
+        phase_rows = prompts(roles)
+        if not phase_rows:
+            raise ValueError(f"GRPO phase {phase} ({'+'.join(roles)}) has no prompts: no traced call of its roles")
         rewards = RoleRewards(
             agent,
             phase_rows,
@@ -365,7 +376,11 @@ def distill(
 
     samplers = {"teacher": lambda: (lm, adapter_for(teacher_lm.spec)), "student": student_sampler}
     say("sft rows: hindsight writer targets, actor answers sampled on hindsight notes")
-    kept, sources = _sft_rows(config, agent, streams, suite, budget, rows, samplers, out, clock)
+    (out / "hindsight").mkdir(exist_ok=True)
+    hindsight = (
+        writer_rows(agent, streams, suite, budget, STUDENT_FORMAT) if isinstance(agent.writer, SelectWriter) else []
+    )
+    kept, sources = _sft_rows(config, agent, streams, suite, budget, rows, hindsight, samplers, out, clock)
     say(f"sft: {config.student} on {len(kept)} rows ({', '.join(f'{k} {v}' for k, v in sources.items())})")
     sft_dir = out / "sft"
     sft_model = clock.time(
@@ -377,7 +392,8 @@ def distill(
     if until == "sft":
         return {"traces": len(rows), "sft": str(sft_model), "sft_sources": sources}
 
-    grpo_model, curve = _grpo(config, agent, rows, streams, suite, lm, teacher_lm, sft_model, out, clock, say)
+    prompts = partial(_grpo_prompts, rows, hindsight if config.writer_reward == "hindsight" else [])
+    grpo_model, curve = _grpo(config, agent, prompts, streams, suite, lm, teacher_lm, sft_model, out, clock, say)
     write_json(out / "grpo_rewards.json", curve, indent=1)
     _plot_rewards(curve, out / "grpo_rewards.png")
     if until == "grpo":
