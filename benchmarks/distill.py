@@ -10,8 +10,12 @@ and the untrained student over the notes a writer that knew the future holds; GR
 with the dense hindsight reward (--waste-weight) at --temperature. Worlds: synthetic (generated;
 training seed 3000, held-out seed 4000) and household (benchmarks/data/household_train.jsonl
 for training, household_heldout.jsonl held out). Its defaults are sized to about an hour on 2
-CPU cores (about 20 minutes of traces and training, the rest the comparison of 6 held-out
-streams x 24 tasks). Writes benchmarks/results/distill_hindsight_<world>.json.
+CPU cores, estimated from earlier runs' per-call and per-step times: teacher traces of 2
+streams x 24 tasks ~6 min, answers sampled on hindsight notes ~5 min, 1 SFT epoch (~30 steps)
+~15 min, 6 writer GRPO steps of 2 groups ~12 min, GGUF exports ~5 min, the held-out comparison
+of the teacher and the final student on 6 streams x 24 tasks ~25 min (--compare
+student+sft,student+grpo adds ~7 min). timings.json in the run says what each step took here.
+Writes benchmarks/results/distill_hindsight_<world>.json.
 
 --pipeline teacher: the earlier recipe (the GEPA-optimized program of benchmarks/optimize.py,
 or the seed agent with the ops writer; SFT on the teacher's traces; GRPO on both roles with the
@@ -88,14 +92,15 @@ PIPELINES = {  # each option's default per pipeline (None: the option's own)
         "actor_samplers": "teacher,student",
         "actor_samples": 2,
         "min_actor_score": 1.0,
-        "sft_epochs": 2.0,
+        "sft_epochs": 1.0,
         "schedule": "writer",
         "writer_reward": "hindsight",
-        "grpo_steps": 8,
+        "grpo_steps": 6,
+        "prompts_per_step": 2,
         "temperature": 1.2,
         "max_resamples": 1,
         "max_completion_tokens": 48,
-        "compare": "student+sft,student+grpo",
+        "compare": "student+grpo",
     },
     "teacher": {
         "teacher": str(OPTIMIZED) if OPTIMIZED.is_file() else "seed",
@@ -111,6 +116,7 @@ PIPELINES = {  # each option's default per pipeline (None: the option's own)
         "schedule": "actor+writer",
         "writer_reward": "recall",
         "grpo_steps": 12,
+        "prompts_per_step": 4,
         "temperature": 1.0,
         "max_resamples": 2,
         "max_completion_tokens": 160,
@@ -143,7 +149,7 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--grpo-steps", type=int)
     parser.add_argument("--grpo-lr", type=float, default=2e-5, help="LoRA learning rate for GRPO")
     parser.add_argument("--generations", type=int, default=4)
-    parser.add_argument("--prompts-per-step", type=int, default=4, help="GRPO groups per optimizer step")
+    parser.add_argument("--prompts-per-step", type=int, help="GRPO groups per optimizer step")
     parser.add_argument("--temperature", type=float, help="GRPO sampling temperature")
     parser.add_argument("--max-resamples", type=int, help="GRPO dynamic sampling: regenerations of flat groups")
     parser.add_argument("--max-completion-tokens", type=int, help="GRPO completion limit")
