@@ -17,7 +17,7 @@ only, never on held-out ones.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import dspy
@@ -170,7 +170,6 @@ def sample_actor_rows(
     samples: int = 4,
     temperature: float = 1.0,
     threshold: float = 1.0,
-    on_case: Callable[[], None] | None = None,
 ) -> list[TraceRow]:
     """Rejection sampling of the actor on ``cases``: the greedy answer under ``lm`` (run with
     ``run_adapter``, default ``adapter``), then up to ``samples - 1`` more at ``temperature``
@@ -194,6 +193,4 @@ def sample_actor_rows(
                             _row("actor", name, case.stream_id, case.step, (prompt, completion), case.budget, score)
                         )
                     break
-            if on_case:
-                on_case()
     return rows
