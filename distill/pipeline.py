@@ -43,6 +43,7 @@ from promptmem.lm.embedded import model_path
 from promptmem.lm.specs import HF_PREFIX, LOCAL_PREFIX, LMConfig, adapter_for, local_gguf, make_lm
 from promptmem.options import option
 from promptmem.report.comparison import Entry, compare
+from promptmem.rundir import holds_run_dir
 from promptmem.signals.hindsight_rows import actor_cases, writer_rows
 from promptmem.signals.role_rewards import RoleRewards, check_writer_reward
 from promptmem.signals.traces import Sampling, export_traces, sampling_report, traces_dataset
@@ -323,6 +324,7 @@ def _grpo(config, agent, prompts, streams, suite, lm, teacher_lm, start: Path, o
     return model, curve
 
 
+@holds_run_dir
 def distill(
     config: DistillConfig,
     teacher_lm: LMConfig,

@@ -4,10 +4,12 @@ run it holds (``claim_run_dir``), written without credentials (``strip_credentia
 from __future__ import annotations
 
 import fcntl
+import functools
+import inspect
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
@@ -85,6 +87,18 @@ def run_lock(out: str | Path) -> Iterator[Path]:
         yield out
     finally:
         os.close(handle)  # releases the lock
+
+
+def holds_run_dir(run: Callable) -> Callable:
+    """Decorate a run function taking ``out``: each call holds ``out`` with ``run_lock``."""
+    signature = inspect.signature(run)
+
+    @functools.wraps(run)
+    def held(*args, **kwargs):
+        with run_lock(signature.bind(*args, **kwargs).arguments["out"]):
+            return run(*args, **kwargs)
+
+    return held
 
 
 def _differences(old: dict, new: dict, prefix: str = "") -> list[str]:

@@ -5,6 +5,7 @@ import re
 from dataclasses import replace
 
 import dspy
+import pytest
 from dspy.utils.dummies import DummyLM
 from promptmem.programs import load_agent
 
@@ -260,3 +261,12 @@ def test_demos_are_compared_held_out_alone_and_after_the_instructions(tmp_path):
     assert {"seed", "seed + demos"} <= set(summary["test"])
     assert len(summary["demos"]["writer"]) == 2 and "keep" in summary["demos"]["writer"][0]
     assert len(load_agent(tmp_path / "seed_demos.json").writer.predict.demos) == 2
+
+
+def test_a_second_run_into_a_held_run_directory_is_refused(tmp_path):
+    from promptmem.files import RunDirError
+    from promptmem.rundir import run_lock
+
+    with run_lock(tmp_path), pytest.raises(RunDirError, match="in use by another run"):
+        run(tmp_path, reflection_lm())
+    assert not (tmp_path / "config.json").exists()

@@ -31,6 +31,7 @@ from promptmem.programs.agent import SEED_AGENT, MemoryAgent, in_process, resolv
 from promptmem.programs.select import SelectWriter
 from promptmem.report.comparison import Entry, compare
 from promptmem.roles import Abilities, role_of
+from promptmem.rundir import holds_run_dir
 from promptmem.runner import run_stream
 from promptmem.signals.select_feedback import selection_feedback
 from promptmem.suites import SUITES, SuiteOptions, build_suite, suite_type
@@ -330,10 +331,12 @@ def _proposals(options: dict, results) -> dict:
     return proposer.report(kept) if proposer else {}
 
 
+@holds_run_dir
 def optimize(
     config: OptimizeConfig, lm_config: LMConfig, reflection: LMConfig, out: str | Path, *, lm=None, reflection_lm=None
 ) -> dict:
-    """Run GEPA into ``out`` (resuming its checkpoint there) and compare on held-out streams."""
+    """Run GEPA into ``out`` (resuming its checkpoint there; one run holds ``out`` at a time) and
+    compare on held-out streams."""
     out = Path(out)
     gepa_budget = _gepa_budget(config.budget)
     suite, train, val, split = split_streams(config)
