@@ -78,6 +78,8 @@ def measure(args) -> dict:
             ),
         }
         for label, (name, writer) in PROGRAMS.items():
+            if args.programs and label not in args.programs.split(","):
+                continue
             agent, key = build_agent(name, writer=writer), label.split(" (")[-1].rstrip(")").replace(" ", "-")
             full = [_run(runs / key / "full" / f"{i}.json", agent, s, suite, budget) for i, s in enumerate(streams)]
             row = {"stream": _summary(_questions(full))}
@@ -115,6 +117,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default="local:qwen2.5-coder-0.5b")
     parser.add_argument("--threads", type=int, default=None, help="CPU threads of the local model")
+    parser.add_argument("--programs", default="", help="only these labels, comma-separated (runs resume per file)")
     parser.add_argument("--streams", type=int, default=3)
     parser.add_argument("--tasks", type=int, default=24)
     parser.add_argument("--window", type=int, default=8)
