@@ -259,6 +259,25 @@ def comparison(name: str) -> str:
     return scores + "\n" + table(header, pairs)
 
 
+def window_fidelity() -> str:
+    """Each program's score and notes recall on full streams, cold windows and warm windows."""
+    data = load("window_fidelity")
+    ways = ("stream", "cold", "warm")
+    rows = [
+        [label, *(f"{r[w]['score']:.3f} / {maybe(r[w]['notes_recall'])}" for w in ways)]
+        for label, r in data["rows"].items()
+    ]
+    fid = data["fidelity"]
+    rows.append(
+        [
+            "largest score gap to the stream; Spearman",
+            "–",
+            *(f"{fid[w]['max_abs_gap']:.3f}; {maybe(fid[w]['spearman'])}" for w in ("cold", "warm")),
+        ]
+    )
+    return table(["program", "full streams: score / recall", "cold windows", "warm windows"], rows)
+
+
 def distill() -> str:
     data = load("distill")
     teacher = data["comparison"]["teacher"]["score"]
@@ -372,6 +391,7 @@ TABLES = {
     "optimize": optimize,
     "optimize_select": lambda: optimize("optimize_select"),
     "demos": lambda: comparison("demos"),
+    "window_fidelity": window_fidelity,
     "distill": distill,
     "distill_training": distill_training,
     "distill_sampling": distill_sampling,
