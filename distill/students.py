@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 from promptmem.files import manifest_problems, write_manifest
@@ -71,12 +72,17 @@ def dequantized(alias: str) -> Path:
     config.__dict__.pop("quantization_config", None)  # else save_pretrained refuses
     model = AutoModelForCausalLM.from_config(config)
     model.load_state_dict(loaded.state_dict())
-    tmp = out.with_name(out.name + ".partial")
-    shutil.rmtree(tmp, ignore_errors=True)  # left by a killed build
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=out.name + ".partial-"))  # one per build: builds may race
     model.save_pretrained(tmp)
     AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name).save_pretrained(tmp)
     write_manifest(tmp)
-    tmp.rename(out)  # a half-written checkpoint is never mistaken for a finished one
+    try:
+        tmp.rename(out)  # a half-written checkpoint is never mistaken for a finished one
+    except OSError:
+        if not out.is_dir():
+            raise
+        shutil.rmtree(tmp)  # another process finished the same build first
     return out
 
 

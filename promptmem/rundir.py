@@ -67,7 +67,8 @@ def _folder(out: Path) -> Path:
 def run_lock(out: str | Path) -> Iterator[Path]:
     """Hold ``out`` (made if missing) for the block: a second run into it, from any process, is
     a ``RunDirError`` while this one runs. The lock is the kernel's (``flock``), so a killed run
-    leaves none behind."""
+    leaves none behind; a folder it made that holds nothing else afterwards is removed."""
+    made = not Path(out).exists()
     out = _folder(Path(out))
     path = out / LOCK
     try:
@@ -87,6 +88,9 @@ def run_lock(out: str | Path) -> Iterator[Path]:
         yield out
     finally:
         os.close(handle)  # releases the lock
+        if made and [p.name for p in out.iterdir()] == [LOCK]:  # a run refused before any work leaves nothing
+            path.unlink(missing_ok=True)
+            out.rmdir()
 
 
 def holds_run_dir(run: Callable) -> Callable:
