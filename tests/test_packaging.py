@@ -61,3 +61,29 @@ def test_the_license_file_is_the_license_pyproject_declares():
     assert 'license = { text = "Apache-2.0" }' in (ROOT / "pyproject.toml").read_text()
     assert text.startswith("Apache License Version 2.0, January 2004")
     assert "END OF TERMS AND CONDITIONS" in text
+
+
+def test_a_clone_root_shadowing_an_installed_package_still_finds_programs_and_distill(wheel, tmp_path):
+    # The wheel installed into `site`, Python started at the clone's root (the editable install's
+    # finder removed): the root's promptmem/ is found first and has no programs/ or distill/.
+    site = tmp_path / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site), str(wheel)], check=True
+    )
+    code = (
+        "import sys; sys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in repr(f).lower()];"
+        "import promptmem, promptmem.programs.agent, promptmem.distill.students;"
+        "print(promptmem.__file__); print(promptmem.programs.__file__); print(promptmem.distill.__file__)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(site), "PATH": "", "HOME": str(tmp_path)},
+    )
+    assert result.returncode == 0, result.stderr
+    package, programs, distill = result.stdout.split()
+    assert Path(package) == ROOT / "promptmem" / "__init__.py"
+    assert Path(programs) == ROOT / "programs" / "__init__.py"
+    assert Path(distill) == ROOT / "distill" / "__init__.py"

@@ -95,10 +95,9 @@ def cut_windows(
         notes = {p: () for p in positions}
         if reference is not None:
             path = cache / f"{i:03d}.json" if cache else None
-            notes = (_load(path) if path else None) or reference_notes(
-                reference, stream, suite, budget, positions, act=act
-            )
-            if path:
+            cached = _load(path) if path else None
+            notes = cached or reference_notes(reference, stream, suite, budget, positions, act=act)
+            if path and not cached:  # computed now: kept for the rerun
                 path.parent.mkdir(parents=True, exist_ok=True)
                 write_json(
                     path,
