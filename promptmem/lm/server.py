@@ -8,7 +8,6 @@ llama-cpp-python (the ``peers`` extra).
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import sys
@@ -19,6 +18,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
+
+from promptmem.lm.cores import claim_cores, usable_cpus
 
 OUTPUT_TAIL = 2000  # characters of the server's output (stdout and stderr) quoted in a LlamaServerError
 
@@ -75,7 +76,8 @@ def llama_server(
     all cores) for the block; yields the base URL (``http://127.0.0.1:PORT/v1``). Greedy
     requests are reproducible (seed 0); only the last token's logits are kept (llama-cpp's
     server keeps all of them by default: gigabytes at a 16k window and a 150k vocabulary)."""
-    port, threads = free_port(), threads or len(os.sched_getaffinity(0))
+    port, threads = free_port(), threads or len(usable_cpus())
+    claim_cores(threads)  # the server is this process's model: register it and look for rivals
     command = [
         sys.executable,
         "-m",

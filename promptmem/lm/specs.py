@@ -16,7 +16,7 @@ from pathlib import Path
 
 import dspy
 
-from promptmem.lm.cores import shared_cores_warning, usable_cpus
+from promptmem.lm.cores import claim_cores, usable_cpus
 from promptmem.lm.embedded import DEFAULT_LOCAL_MODEL, gguf_path
 from promptmem.lm.grammar import NoteIdsAdapter
 from promptmem.options import option
@@ -91,7 +91,7 @@ def _llama_cpp(config: LMConfig, common: dict) -> dspy.LM:
     name = config.spec.partition(":")[2] or DEFAULT_LOCAL_MODEL
     threads = config.threads or len(usable_cpus())
     path = local_gguf(config.spec)
-    shared_cores_warning(threads)
+    claim_cores(threads)
     engine = LlamaCppEngine(path, context=config.context, threads=threads, contexts=config.contexts)
     return dspy.LM(f"{LOCAL_PREFIX}/{Path(name).stem if name.endswith('.gguf') else name}", engine=engine, **common)
 
