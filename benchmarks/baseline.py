@@ -52,7 +52,7 @@ def label(agent: str, writer: str, share: float, actor: str) -> str:
 
 
 def run_model(spec: str, args) -> list[dict]:
-    lm_config = LMConfig(spec=spec)
+    lm_config = LMConfig(spec=spec, threads=args.threads)
     lm = make_lm(lm_config)
     rows, reference = [], None
     for condition in args.conditions.split(","):
@@ -132,6 +132,7 @@ def main() -> None:
     parser.add_argument(
         "--data", default=None, help="a JSONL streams file (the jsonl suite) instead of synthetic streams"
     )
+    parser.add_argument("--threads", type=int, default=None, help="CPU threads of the local models (default: all)")
     parser.add_argument("--runs", default="runs/bench-baseline")
     parser.add_argument("--out", default="benchmarks/results/baseline.json")
     args = parser.parse_args()
@@ -146,7 +147,7 @@ def main() -> None:
         "tasks_per_stream": args.tasks,
         "seed": args.seed,
         "budget_chars": rows[0]["budget_chars"] if rows else None,
-        "lm": asdict(LMConfig()) | {"spec": args.models},
+        "lm": asdict(LMConfig()) | {"spec": args.models, "threads": args.threads},
         "machine": {
             "python": platform.python_version(),
             "cpu": platform.machine(),

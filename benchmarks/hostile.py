@@ -40,6 +40,7 @@ def attack_counts(run: Path) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lm", default="local:qwen2.5-coder-1.5b")
+    parser.add_argument("--threads", type=int, default=None, help="CPU threads of the local model (default: all)")
     parser.add_argument("--streams", type=int, default=2)
     parser.add_argument("--tasks", type=int, default=12)
     parser.add_argument("--seed", type=int, default=7000, help="held out: tests use seeds < 1000")
@@ -49,7 +50,7 @@ def main() -> None:
     parser.add_argument("--runs", default="runs/bench-hostile")
     parser.add_argument("--out", default="benchmarks/results/hostile.json")
     args = parser.parse_args()
-    lm_config = LMConfig(spec=args.lm)
+    lm_config = LMConfig(spec=args.lm, threads=args.threads)
     lm = make_lm(lm_config)
     conditions = {
         "clean": {},

@@ -111,8 +111,8 @@ def eval_command(
 @app.command("optimize")
 @config_options(
     config=OptimizeConfig,
-    lm=Options(TASK_LM, only=("spec", "api_base")),
-    reflection=Options(REFLECTION_LM, prefix="reflection", only=("spec",)),
+    lm=Options(TASK_LM, only=("spec", "api_base", "threads")),
+    reflection=Options(REFLECTION_LM, prefix="reflection", only=("spec", "threads")),
 )
 def optimize_command(
     config: OptimizeConfig,
@@ -192,8 +192,8 @@ def distill_command(
 @app.command("tune")
 @config_options(
     config=TuneConfig,
-    lm=Options(TASK_LM, only=("spec",)),
-    reflection=Options(REFLECTION_LM, prefix="reflection", only=("spec",)),
+    lm=Options(TASK_LM, only=("spec", "threads")),
+    reflection=Options(REFLECTION_LM, prefix="reflection", only=("spec", "threads")),
 )
 def tune_command(
     config: TuneConfig,
@@ -232,7 +232,7 @@ def report_command(
 
 
 @app.command("judge")
-@config_options(lm=Options(JUDGE_LM, only=("spec", "api_base")))
+@config_options(lm=Options(JUDGE_LM, only=("spec", "api_base", "threads")))
 def judge_command(lm: LMConfig, out: Path = typer.Argument(..., help="A finished eval run directory.")) -> None:
     """Add the LLM-judge score J (CORRECT/WRONG per answer) to a finished run: OUT/judge.json.
 

@@ -208,3 +208,61 @@ def test_a_field_declared_with_option_becomes_an_option_of_every_command_that_ta
 
     with pytest.raises(TypeError, match="no field nope"):
         config_options(a=Options(LMConfig, only=("nope",)))(lambda a: None)
+
+
+# every command that runs an LM: where its configs go (module, function) and its LM flags with
+# the position of their LMConfig in that function's arguments
+LM_COMMANDS = {
+    "eval": ("promptmem.evaluate", "evaluate", {"--lm-threads": 1}, ["--out", "e"]),
+    "optimize": (
+        "promptmem.optimize.gepa",
+        "optimize",
+        {"--lm-threads": 1, "--reflection-lm-threads": 2},
+        ["--out", "o"],
+    ),
+    "tune": ("promptmem.optimize.tune", "tune", {"--lm-threads": 1, "--reflection-lm-threads": 2}, ["--out", "t"]),
+    "distill": ("promptmem.distill.pipeline", "distill", {"--lm-threads": 1}, ["--out", "d"]),
+    "judge": ("promptmem.lm.specs", "make_lm", {"--lm-threads": 0}, ["run"]),
+}
+
+
+def test_every_lm_a_command_builds_takes_lm_threads():
+    """No command builds an LMConfig without --lm-threads (a local model's CPU threads): checked
+    on every command of the app, so a new one cannot miss it."""
+
+    def commands(typer_app, path=()):
+        for info in typer_app.registered_commands:
+            yield " ".join((*path, info.name or info.callback.__name__)), info.callback
+        for info in typer_app.registered_groups:
+            yield from commands(info.typer_instance, (*path, info.name))
+
+    with_lm = set()
+    for name, function in commands(app):
+        for group_name, group in getattr(function, "config_groups", {}).items():
+            if issubclass(group.cls, LMConfig):
+                with_lm.add(name)
+                fields = [o.field.name for o in function.config_options[group_name]]
+                assert "threads" in fields, f"{name}: its {group_name} LM has no threads option"
+    assert with_lm == set(LM_COMMANDS)
+
+
+@pytest.mark.parametrize("name", LM_COMMANDS)
+def test_lm_threads_is_listed_and_reaches_the_lm_config(name, monkeypatch):
+    import importlib
+
+    module_name, function, flags, rest = LM_COMMANDS[name]
+    text = CliRunner().invoke(app, [name, "--help"], env={"COLUMNS": "200"}).output
+    assert all(flag in text for flag in flags), text
+    calls = []
+
+    def stub(*args, **kwargs):
+        calls.append(args)
+        raise typer.Exit(0)
+
+    monkeypatch.setattr(importlib.import_module(module_name), function, stub)
+    values = [value for i, flag in enumerate(flags) for value in (flag, str(i + 1))]
+    result = CliRunner().invoke(app, [name, *values, *rest])
+    assert result.exit_code == 0, result.output
+    for i, position in enumerate(flags.values()):
+        assert isinstance(calls[0][position], LMConfig) and calls[0][position].threads == i + 1
+    assert CliRunner().invoke(app, [name, next(iter(flags)), "0", *rest]).exit_code == 2  # at least 1
