@@ -171,6 +171,34 @@ def engine() -> str:
     )
 
 
+OVERSUBSCRIPTION_ROWS = {
+    "alone": "alone",
+    "beside another, shared cores": "beside another local model, both on every core",
+    "beside another, a core each (--lm-threads 1)": "beside another, each pinned to a core of its own (`--lm-threads 1`)",
+}
+
+
+def oversubscription() -> str:
+    """``engine.py --oversubscription``: one window alone, beside a rival process on shared
+    cores, and with each on a core of its own."""
+    rows = []
+    for spec, data in load("engine")["oversubscription"].items():
+        for key, row in data["rows"].items():
+            shared = key == "beside another, shared cores"
+            rows.append(
+                [
+                    spec.partition(":")[2],
+                    f"{data['tasks']} tasks, {data['cpus']} CPUs",
+                    OVERSUBSCRIPTION_ROWS[key],
+                    f"{row['seconds']:.1f}",
+                    f"{row['slowdown']:.2f}×",
+                    row["identical_outputs"],
+                    ("yes" if data["warned"] else "no") if shared else "–",
+                ]
+            )
+    return table(["model", "window", "run", "seconds", "vs alone", "outputs equal to alone", "warned"], rows)
+
+
 def grammar() -> str:
     return table(
         [
@@ -386,6 +414,7 @@ TABLES = {
     "faults_inputs": faults_inputs,
     "hostile": hostile,
     "engine": engine,
+    "oversubscription": oversubscription,
     "grammar": grammar,
     "store": store,
     "optimize": optimize,
