@@ -193,25 +193,9 @@ def test_eval_agent_mem0_on_the_embedded_model(tmp_path, monkeypatch):
 
     monkeypatch.setattr(mem0_store, "llama_server", recorded_server)
     out = tmp_path / "run"
-    result = CliRunner().invoke(
-        app,
-        [
-            "eval",
-            "--lm",
-            "local:qwen2.5-coder-0.5b",
-            "--agent",
-            "mem0",
-            "--streams",
-            "1",
-            "--tasks",
-            "4",
-            "--seed",
-            "4242",
-            "--no-baseline",
-            "--out",
-            str(out),
-        ],
-    )
+    command = ["eval", "--lm", "local:qwen2.5-coder-0.5b", "--agent", "mem0", "--streams", "1", "--tasks", "4"]
+    command += ["--seed", "4242", "--no-baseline", "--out", str(out)]
+    result = CliRunner().invoke(app, command)
     assert result.exit_code == 0, (result.output, result.exception)
     (url,) = served
     with pytest.raises(urllib.error.URLError):  # stopped with the run
@@ -223,23 +207,5 @@ def test_eval_agent_mem0_on_the_embedded_model(tmp_path, monkeypatch):
     assert any(op["applied"] and op["kind"] == "ADD" and op["text"] for r in records for op in r["ops"])
     assert json.loads(stream.read_text())["final_notes"]
     assert (out / "memory" / "agent" / stream.stem / "qdrant").is_dir()
-    rerun = CliRunner().invoke(
-        app,
-        [  # resumed with every stream finished: no server to start
-            "eval",
-            "--lm",
-            "local:qwen2.5-coder-0.5b",
-            "--agent",
-            "mem0",
-            "--streams",
-            "1",
-            "--tasks",
-            "4",
-            "--seed",
-            "4242",
-            "--no-baseline",
-            "--out",
-            str(out),
-        ],
-    )
+    rerun = CliRunner().invoke(app, command)  # resumed with every stream finished: no server to start
     assert rerun.exit_code == 0 and len(served) == 1, rerun.output
