@@ -113,11 +113,27 @@ def fidelity(rows: dict) -> dict:
     return out
 
 
+def _earlier_rows(out: Path, settings: dict, measured: set[str]) -> dict:
+    """The rows of ``out`` (an earlier run with the same settings) of the programs not in
+    ``measured``: ``--programs`` adds rows to a results file rather than replacing it."""
+    if not out.exists():
+        return {}
+    earlier = json.loads(out.read_text())
+    differs = [k for k, v in settings.items() if earlier.get(k) != v]
+    if differs:
+        raise SystemExit(f"{out}: measured with other settings ({', '.join(differs)}); give another --out")
+    return {label: row for label, row in earlier["rows"].items() if label not in measured}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default="local:qwen2.5-coder-0.5b")
     parser.add_argument("--threads", type=int, default=None, help="CPU threads of the local model")
-    parser.add_argument("--programs", default="", help="only these labels, comma-separated (runs resume per file)")
+    parser.add_argument(
+        "--programs",
+        default="",
+        help="only these labels, comma-separated (runs resume per file); the other programs' rows are kept from --out",
+    )
     parser.add_argument("--streams", type=int, default=3)
     parser.add_argument("--tasks", type=int, default=24)
     parser.add_argument("--window", type=int, default=8)
@@ -125,7 +141,7 @@ def main() -> None:
     parser.add_argument("--runs", default="runs/bench-window-fidelity")
     parser.add_argument("--out", default="benchmarks/results/window_fidelity.json")
     args = parser.parse_args()
-    result = {
+    settings = {
         "benchmark": "window_fidelity",
         "model": args.model,
         "streams": args.streams,
@@ -133,8 +149,13 @@ def main() -> None:
         "window": args.window,
         "seed": args.seed,
         "reference": REFERENCE,
-        **measure(args),
     }
+    kept = _earlier_rows(Path(args.out), settings, set(args.programs.split(","))) if args.programs else {}
+    measured = measure(args)
+    rows = {label: kept.get(label) or measured["rows"][label] for label in PROGRAMS if label in kept | measured["rows"]}
+    result = {**settings, "rows": rows, "fidelity": fidelity(rows), "seconds": measured["seconds"]}
+    if kept:
+        result["rows_from_the_earlier_run"] = sorted(kept)
     write_json(args.out, result, indent=1)
     print(json.dumps(result["fidelity"], indent=1))
 
