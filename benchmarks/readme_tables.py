@@ -260,9 +260,10 @@ def optimize(name: str = "optimize") -> str:
     )
 
 
-def comparison(name: str) -> str:
-    """A side-by-side comparison's rows, then every pair's paired statistics (``compare()``)."""
-    rows = load(name)["rows"]
+def comparison(name: str, key: str = "rows") -> str:
+    """A side-by-side comparison's rows (``key`` of the file: ``rows``, or ``test`` of a GEPA
+    run), then every pair's paired statistics."""
+    rows = load(name)[key]
     scores = table(
         ["program", "held-out score", "notes recall", "s/task"],
         [
@@ -270,21 +271,74 @@ def comparison(name: str) -> str:
             for k, r in rows.items()
         ],
     )
-    pairs = [
-        [
-            f"{b} vs {a}",
-            str(s["questions"]),
-            f"{s['diff']:+.3f}",
-            f"[{s['ci_low']:+.3f}, {s['ci_high']:+.3f}]",
-            f"{s['wins']} / {s['losses']} / {s['ties']}",
-            f"{s['p']:.3f}",
-            s["verdict"],
-        ]
-        for b, r in rows.items()
-        for a, s in r.get("paired", {}).items()
-    ]
+    return scores + "\n" + pairs([(f"{b} vs {a}", s) for b, r in rows.items() for a, s in r.get("paired", {}).items()])
+
+
+def baseline_pairs(name: str) -> str:
+    """The paired statistics of a ``benchmarks/baseline.py`` file: each row against the
+    earlier rows of its model."""
+    return pairs(
+        [(f"{r['model']}: {r['agent']} vs {a}", s) for r in load(name)["rows"] for a, s in r.get("paired", {}).items()]
+    )
+
+
+def pairs(labelled: list[tuple[str, dict]]) -> str:
+    """Paired statistics (``promptmem.stats.PairedComparison.to_json()``), one row per label."""
     header = ["b vs a", "questions", "b − a", "95% CI (streams)", "wins / losses / ties", "sign test p", "verdict"]
-    return scores + "\n" + table(header, pairs)
+    return table(
+        header,
+        [
+            [
+                label,
+                str(s["questions"]),
+                f"{s['diff']:+.3f}",
+                f"[{s['ci_low']:+.3f}, {s['ci_high']:+.3f}]",
+                f"{s['wins']} / {s['losses']} / {s['ties']}",
+                f"{s['p']:.3f}",
+                s["verdict"],
+            ]
+            for label, s in labelled
+        ],
+    )
+
+
+def proposals(name: str) -> str:
+    """A GEPA run's proposal report: rules made, distinct, rejected (by reason, one example
+    each), tried and accepted."""
+    report = load(name)["proposals"]
+    rows = [["made", str(report["made"]), ""], ["distinct", str(report["distinct"]), ""]]
+    rows += [
+        [f"rejected: {reason}", str(r["count"]), cell(r["examples"][0]) if r["examples"] else ""]
+        for reason, r in report["rejected"].items()
+    ]
+    rows.append(
+        [
+            "tried (cost metric calls)",
+            str(report["tried"]),
+            cell(report["tried_examples"][0]) if report["tried_examples"] else "",
+        ]
+    )
+    rows.append(["accepted", str(len(report["accepted"])), cell(report["accepted"][0]) if report["accepted"] else ""])
+    return table(["proposals", "count", "example"], rows)
+
+
+def instructions(name: str) -> str:
+    """A GEPA run's seed instructions beside the optimized ones, per predictor (rules appended
+    to the seed are shown alone)."""
+    data = load(name)
+    seed, optimized = data["seed_instructions"], data["optimized_instructions"]
+
+    def change(before: str, after: str) -> str:
+        if after == before:
+            return "(unchanged)"
+        return "the seed, then: " + cell(after[len(before) :]) if after.startswith(before) else cell(after)
+
+    return table(["predictor", "seed", "optimized"], [[k, cell(v), change(v, optimized[k])] for k, v in seed.items()])
+
+
+def cell(text: str) -> str:
+    """``text`` as one Markdown table cell."""
+    return " ".join(text.split()).replace("|", "\\|")
 
 
 def window_fidelity() -> str:
@@ -420,6 +474,9 @@ TABLES = {
     "optimize": optimize,
     "optimize_select": lambda: optimize("optimize_select"),
     "demos": lambda: comparison("demos"),
+    "optimize_select_warm": lambda: comparison("optimize_select_warm", "test"),
+    "optimize_select_warm_proposals": lambda: proposals("optimize_select_warm"),
+    "optimize_select_warm_instructions": lambda: instructions("optimize_select_warm"),
     "window_fidelity": window_fidelity,
     "distill": distill,
     "distill_training": distill_training,
