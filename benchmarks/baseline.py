@@ -144,7 +144,7 @@ def main() -> None:
         "data": args.data,
         "conditions": args.conditions,
         "streams": args.streams,
-        "tasks_per_stream": args.tasks,
+        "tasks_per_stream": None if args.data else args.tasks,  # --data: the file's streams decide
         "seed": args.seed,
         "budget_chars": rows[0]["budget_chars"] if rows else None,
         "lm": asdict(LMConfig()) | {"spec": args.models, "threads": args.threads},

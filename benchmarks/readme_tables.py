@@ -282,6 +282,19 @@ def baseline_pairs(name: str) -> str:
     )
 
 
+def by_kind(name: str) -> str:
+    """Each row's score per kind of question (the suite's ``meta.kind``), with the count."""
+    rows = load(name)["rows"]
+    kinds = sorted({k for r in rows for k in r["breakdown"]["kind"]})
+    return table(
+        ["model", "agent", *kinds],
+        [
+            [r["model"], r["agent"], *(f"{c['score']:.2f} ({c['n']})" for c in map(r["breakdown"]["kind"].get, kinds))]
+            for r in rows
+        ],
+    )
+
+
 def pairs(labelled: list[tuple[str, dict]]) -> str:
     """Paired statistics (``promptmem.stats.PairedComparison.to_json()``), one row per label."""
     header = ["b vs a", "questions", "b − a", "95% CI (streams)", "wins / losses / ties", "sign test p", "verdict"]
@@ -294,7 +307,7 @@ def pairs(labelled: list[tuple[str, dict]]) -> str:
                 f"{s['diff']:+.3f}",
                 f"[{s['ci_low']:+.3f}, {s['ci_high']:+.3f}]",
                 f"{s['wins']} / {s['losses']} / {s['ties']}",
-                f"{s['p']:.3f}",
+                "<0.001" if s["p"] < 0.001 else f"{s['p']:.3f}",
                 s["verdict"],
             ]
             for label, s in labelled
@@ -458,6 +471,9 @@ def locomo(name: str = "locomo") -> str:
 
 TABLES = {
     "headline": synthetic("select_writer_s3000", HEADLINE_COLUMNS),
+    "household": synthetic("household", HEADLINE_COLUMNS),
+    "household_pairs": lambda: baseline_pairs("household"),
+    "household_kinds": lambda: by_kind("household"),
     "baseline": synthetic("baseline", [c for c in SYNTHETIC_COLUMNS if c != "notes recall"]),
     "writers": synthetic("writers"),
     "filter_actor": synthetic("filter_actor"),
