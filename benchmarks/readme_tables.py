@@ -373,8 +373,8 @@ def window_fidelity() -> str:
     return table(["program", "full streams: score / recall", "cold windows", "warm windows"], rows)
 
 
-def distill() -> str:
-    data = load("distill")
+def distill(name: str = "distill") -> str:
+    data = load(name)
     teacher = data["comparison"]["teacher"]["score"]
     labels = {
         "teacher": f"teacher ({data['teacher_lm']['spec']})",
@@ -399,8 +399,18 @@ def distill() -> str:
     )
 
 
-def distill_training() -> str:
-    data = load("distill")
+def distill_paired(name: str) -> str:
+    """A distill run's comparison, then each student's paired statistics against the teacher."""
+    rows = load(name)["comparison"]
+    return (
+        distill(name)
+        + "\n"
+        + pairs([(f"{b} vs {a}", s) for b, r in rows.items() for a, s in r.get("paired", {}).items()])
+    )
+
+
+def distill_training(name: str = "distill") -> str:
+    data = load(name)
     per_step = data["config"]["train"]["prompts_per_step"]
     return table(
         ["GRPO step", "mean reward", "reward std", "resamples", f"groups flat after resampling (of {per_step})"],
@@ -495,6 +505,8 @@ TABLES = {
     "optimize_select_warm_instructions": lambda: instructions("optimize_select_warm"),
     "window_fidelity": window_fidelity,
     "distill": distill,
+    "distill_hindsight_synthetic": lambda: distill_paired("distill_hindsight_synthetic"),
+    "distill_hindsight_synthetic_grpo": lambda: distill_training("distill_hindsight_synthetic"),
     "distill_training": distill_training,
     "distill_sampling": distill_sampling,
     "locomo": locomo,
