@@ -271,7 +271,7 @@ def comparison(name: str, key: str = "rows") -> str:
             for k, r in rows.items()
         ],
     )
-    return scores + "\n" + pairs([(f"{b} vs {a}", s) for b, r in rows.items() for a, s in r.get("paired", {}).items()])
+    return scores + "\n" + pairs(labelled_pairs(rows))
 
 
 def baseline_pairs(name: str) -> str:
@@ -293,6 +293,11 @@ def by_kind(name: str) -> str:
             for r in rows
         ],
     )
+
+
+def labelled_pairs(rows: dict[str, dict]) -> list[tuple[str, dict]]:
+    """``("b vs a", statistics)`` for every row ``b`` of a comparison and each ``a`` it is paired with."""
+    return [(f"{b} vs {a}", s) for b, r in rows.items() for a, s in r.get("paired", {}).items()]
 
 
 def pairs(labelled: list[tuple[str, dict]]) -> str:
@@ -320,18 +325,9 @@ def proposals(name: str) -> str:
     each), tried and accepted."""
     report = load(name)["proposals"]
     rows = [["made", str(report["made"]), ""], ["distinct", str(report["distinct"]), ""]]
-    rows += [
-        [f"rejected: {reason}", str(r["count"]), cell(r["examples"][0]) if r["examples"] else ""]
-        for reason, r in report["rejected"].items()
-    ]
-    rows.append(
-        [
-            "tried (cost metric calls)",
-            str(report["tried"]),
-            cell(report["tried_examples"][0]) if report["tried_examples"] else "",
-        ]
-    )
-    rows.append(["accepted", str(len(report["accepted"])), cell(report["accepted"][0]) if report["accepted"] else ""])
+    rows += [[f"rejected: {reason}", str(r["count"]), first(r["examples"])] for reason, r in report["rejected"].items()]
+    rows.append(["tried (cost metric calls)", str(report["tried"]), first(report["tried_examples"])])
+    rows.append(["accepted", str(len(report["accepted"])), first(report["accepted"])])
     return table(["proposals", "count", "example"], rows)
 
 
@@ -347,6 +343,11 @@ def instructions(name: str) -> str:
         return "the seed, then: " + cell(after[len(before) :]) if after.startswith(before) else cell(after)
 
     return table(["predictor", "seed", "optimized"], [[k, cell(v), change(v, optimized[k])] for k, v in seed.items()])
+
+
+def first(examples: list[str]) -> str:
+    """The first example as a table cell; empty when there is none."""
+    return cell(examples[0]) if examples else ""
 
 
 def cell(text: str) -> str:
@@ -402,11 +403,7 @@ def distill(name: str = "distill") -> str:
 def distill_paired(name: str) -> str:
     """A distill run's comparison, then each student's paired statistics against the teacher."""
     rows = load(name)["comparison"]
-    return (
-        distill(name)
-        + "\n"
-        + pairs([(f"{b} vs {a}", s) for b, r in rows.items() for a, s in r.get("paired", {}).items()])
-    )
+    return distill(name) + "\n" + pairs(labelled_pairs(rows))
 
 
 def distill_training(name: str = "distill") -> str:
