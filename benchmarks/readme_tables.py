@@ -16,6 +16,8 @@ import re
 import sys
 from pathlib import Path
 
+from promptmem.report.comparison import labelled_pairs, paired_table
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
 BLOCK = re.compile(r"(<!-- results:(?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /results -->)", re.DOTALL)
@@ -271,13 +273,13 @@ def comparison(name: str, key: str = "rows") -> str:
             for k, r in rows.items()
         ],
     )
-    return scores + "\n" + pairs(labelled_pairs(rows))
+    return scores + "\n" + paired_table(labelled_pairs(rows))
 
 
 def baseline_pairs(name: str) -> str:
     """The paired statistics of a ``benchmarks/baseline.py`` file: each row against the
     earlier rows of its model."""
-    return pairs(
+    return paired_table(
         [(f"{r['model']}: {r['agent']} vs {a}", s) for r in load(name)["rows"] for a, s in r.get("paired", {}).items()]
     )
 
@@ -291,31 +293,6 @@ def by_kind(name: str) -> str:
         [
             [r["model"], r["agent"], *(f"{c['score']:.2f} ({c['n']})" for c in map(r["breakdown"]["kind"].get, kinds))]
             for r in rows
-        ],
-    )
-
-
-def labelled_pairs(rows: dict[str, dict]) -> list[tuple[str, dict]]:
-    """``("b vs a", statistics)`` for every row ``b`` of a comparison and each ``a`` it is paired with."""
-    return [(f"{b} vs {a}", s) for b, r in rows.items() for a, s in r.get("paired", {}).items()]
-
-
-def pairs(labelled: list[tuple[str, dict]]) -> str:
-    """Paired statistics (``promptmem.stats.PairedComparison.to_json()``), one row per label."""
-    header = ["b vs a", "questions", "b − a", "95% CI (streams)", "wins / losses / ties", "sign test p", "verdict"]
-    return table(
-        header,
-        [
-            [
-                label,
-                str(s["questions"]),
-                f"{s['diff']:+.3f}",
-                f"[{s['ci_low']:+.3f}, {s['ci_high']:+.3f}]",
-                f"{s['wins']} / {s['losses']} / {s['ties']}",
-                "<0.001" if s["p"] < 0.001 else f"{s['p']:.3f}",
-                s["verdict"],
-            ]
-            for label, s in labelled
         ],
     )
 
@@ -403,7 +380,7 @@ def distill(name: str = "distill") -> str:
 def distill_paired(name: str) -> str:
     """A distill run's comparison, then each student's paired statistics against the teacher."""
     rows = load(name)["comparison"]
-    return distill(name) + "\n" + pairs(labelled_pairs(rows))
+    return distill(name) + "\n" + paired_table(labelled_pairs(rows))
 
 
 def distill_training(name: str = "distill") -> str:

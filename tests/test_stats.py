@@ -83,7 +83,7 @@ def test_paired_comparison_reads_headline_questions_of_stream_results():
 
 def test_the_comparison_pairs_every_later_run_with_each_earlier_one(tmp_path):
     from promptmem.files import write_json
-    from promptmem.report.comparison import agent_results, paired_rows, paired_table
+    from promptmem.report.comparison import agent_results, labelled_pairs, paired_rows, paired_table
 
     scores = {"seed": [0.0, 0.0, 1.0], "optimized": [1.0, 1.0, 1.0], "student": [1.0, 0.0, 1.0]}
     for label, values in scores.items():
@@ -96,5 +96,5 @@ def test_the_comparison_pairs_every_later_run_with_each_earlier_one(tmp_path):
     assert {b: list(pairs) for b, pairs in paired.items()} == {"optimized": ["seed"], "student": ["seed", "optimized"]}
     assert (paired["student"]["optimized"].losses, paired["student"]["optimized"].diff) == (1, round(-1 / 3, 4))
     rows = {b: {"paired": {a: s.to_json() for a, s in pairs.items()}} for b, pairs in paired.items()}
-    table = paired_table(rows)
+    table = paired_table(labelled_pairs(rows))
     assert "| optimized vs seed | 3 | +0.667 | [+0.667, +0.667] | 2 / 0 / 1 | 0.500 | gain |" in table

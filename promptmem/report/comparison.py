@@ -57,17 +57,22 @@ def markdown_table(rows: dict[str, dict], first: str = "program") -> str:
     return "\n".join(lines) + "\n"
 
 
-def paired_table(rows: dict[str, dict]) -> str:
-    """Markdown of every row's ``paired`` statistics (b = the row, a = the earlier row)."""
+def labelled_pairs(rows: dict[str, dict]) -> list[tuple[str, dict]]:
+    """``("b vs a", statistics)`` for every row ``b`` and each earlier row ``a`` it is paired with."""
+    return [(f"{b} vs {a}", s) for b, row in rows.items() for a, s in row.get("paired", {}).items()]
+
+
+def paired_table(pairs: Sequence[tuple[str, dict]]) -> str:
+    """Markdown of paired statistics (``PairedComparison.to_json()``), one row per ``(label, statistics)``."""
     lines = [
-        "| b vs a | questions | b - a | 95% CI (streams) | wins / losses / ties | sign test p | verdict |",
+        "| b vs a | questions | b − a | 95% CI (streams) | wins / losses / ties | sign test p | verdict |",
         "|---|---|---|---|---|---|---|",
     ]
     lines += [
-        f"| {b} vs {a} | {s['questions']} | {s['diff']:+.3f} | [{s['ci_low']:+.3f}, {s['ci_high']:+.3f}] | "
-        f"{s['wins']} / {s['losses']} / {s['ties']} | {s['p']:.3f} | {s['verdict']} |"
-        for b, row in rows.items()
-        for a, s in row.get("paired", {}).items()
+        f"| {label} | {s['questions']} | {s['diff']:+.3f} | [{s['ci_low']:+.3f}, {s['ci_high']:+.3f}] | "
+        f"{s['wins']} / {s['losses']} / {s['ties']} | {'<0.001' if s['p'] < 0.001 else format(s['p'], '.3f')} | "
+        f"{s['verdict']} |"
+        for label, s in pairs
     ]
     return "\n".join(lines) + "\n"
 
@@ -121,6 +126,6 @@ def compare(
         rows[label]["paired"] = {a: stats.to_json() for a, stats in pairs.items()}
     write_json(out / "comparison.json", rows)
     table = markdown_table(rows, first)
-    (out / "comparison.md").write_text(table + ("\n" + paired_table(rows) if paired else ""))
+    (out / "comparison.md").write_text(table + ("\n" + paired_table(labelled_pairs(rows)) if paired else ""))
     plot_comparison(rows, out / "comparison.png")
     return rows
