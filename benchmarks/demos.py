@@ -3,6 +3,8 @@ demos per role (labelled on training streams, ``promptmem.optimize.demos``), sid
 held-out streams, with paired statistics (``comparison.json``'s ``paired``).
 
     python benchmarks/demos.py --lm local:qwen2.5-coder-0.5b                 # synthetic
+    python benchmarks/demos.py --roles writer --streams 6 --runs runs/bench-demos-writer \\
+        --out benchmarks/results/demos_writer.json                          # writer demos alone
     python benchmarks/demos.py --data benchmarks/data/household_train.jsonl \\
         --held-out benchmarks/data/household_heldout.jsonl --out benchmarks/results/demos_household.json
 Writes benchmarks/results/demos.json (runs kept under --runs: a rerun resumes).
@@ -30,6 +32,7 @@ def main() -> None:
     parser.add_argument("--lm", default="local:qwen2.5-coder-0.5b")
     parser.add_argument("--threads", type=int, default=None, help="CPU threads of the local model")
     parser.add_argument("--demos", type=int, default=4, help="demos per role")
+    parser.add_argument("--roles", default="writer,actor", help="the roles that get demos: writer, actor or both")
     parser.add_argument("--data", default=None, help="JSONL training streams (default: synthetic)")
     parser.add_argument("--held-out", default=None, help="JSONL held-out streams (with --data)")
     parser.add_argument("--train", type=int, default=6, help="training streams the demos come from")
@@ -45,7 +48,11 @@ def main() -> None:
     else:
         train_suite = make_suite("synthetic", tasks=args.tasks)
         train, held_out = train_suite.streams(args.train, seed=args.seed), {"tasks": args.tasks, "seed": args.seed + 1}
+    roles = set(args.roles.split(","))
+    if not roles or roles - {"writer", "actor"}:
+        parser.error(f"--roles: writer, actor or writer,actor (got {args.roles!r})")
     demos = hindsight_demos(train, train_suite, train_suite.notes_budget, args.demos)
+    demos = {role: examples if role in roles else [] for role, examples in demos.items()}
     runs = Path(args.runs)
     program = runs / "seed_demos.json"
     runs.mkdir(parents=True, exist_ok=True)
@@ -65,6 +72,7 @@ def main() -> None:
         "lm": args.lm,
         "train": [s.id for s in train],
         "held_out": held_out | {"streams": args.streams},
+        "roles": sorted(roles),
         "demos": {role: [example.toDict() for example in examples] for role, examples in demos.items()},
         "wall_seconds_this_invocation": round(time.perf_counter() - start, 1),
         "rows": rows,
