@@ -1,6 +1,7 @@
 """Every result table in README.md and docs/*.md is rendered from benchmarks/results/*.json."""
 
 import importlib.util
+import sys
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def tables():
+    sys.path.insert(0, str(ROOT / "benchmarks"))  # its sibling modules, as when run as a script
     spec = importlib.util.spec_from_file_location("readme_tables", ROOT / "benchmarks" / "readme_tables.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -1,0 +1,156 @@
+"""The learning tables: GEPA runs (comparisons, proposals, instructions), window fidelity
+and distillation (``docs/optimize.md``, ``docs/distill.md``, ``docs/results.md``)."""
+
+from __future__ import annotations
+
+from tables_common import cell, first, gain, load, maybe, table
+
+from promptmem.report.comparison import labelled_pairs, paired_table
+
+
+def optimize(name: str = "optimize") -> str:
+    data = load(name)
+    config = data["config"]
+    labels = {"seed": "seed", "optimized": f"GEPA, {config['objective']} objective, {data['metric_calls']} calls"}
+    return table(
+        ["program", "held-out score", "per stream", "memory gain", "notes recall", "tokens/task", "s/task"],
+        [
+            [
+                labels[k],
+                f"{t['score']:.3f}",
+                " / ".join(f"{v:.2f}" for v in t["per_stream"].values()),
+                gain(t["memory_gain"]),
+                maybe(t.get("notes_recall")),
+                f"{t['tokens_per_task']:.0f}",
+                f"{t['seconds_per_task']:.1f}",
+            ]
+            for k, t in data["test"].items()
+        ],
+    )
+
+
+def comparison(name: str, key: str = "rows") -> str:
+    """A side-by-side comparison's rows (``key`` of the file: ``rows``, or ``test`` of a GEPA
+    run), then every pair's paired statistics."""
+    rows = load(name)[key]
+    scores = table(
+        ["program", "held-out score", "notes recall", "s/task"],
+        [
+            [k, f"{r['score']:.3f}", maybe(r.get("notes_recall")), f"{r['seconds_per_task']:.1f}"]
+            for k, r in rows.items()
+        ],
+    )
+    return scores + "\n" + paired_table(labelled_pairs(rows))
+
+
+def proposals(name: str) -> str:
+    """A GEPA run's proposal report: rules made, distinct, rejected (by reason, one example
+    each), tried and accepted."""
+    report = load(name)["proposals"]
+    rows = [["made", str(report["made"]), ""], ["distinct", str(report["distinct"]), ""]]
+    rows += [[f"rejected: {reason}", str(r["count"]), first(r["examples"])] for reason, r in report["rejected"].items()]
+    rows.append(["tried (cost metric calls)", str(report["tried"]), first(report["tried_examples"])])
+    rows.append(["accepted", str(len(report["accepted"])), first(report["accepted"])])
+    return table(["proposals", "count", "example"], rows)
+
+
+def instructions(name: str) -> str:
+    """A GEPA run's seed instructions beside the optimized ones, per predictor (rules appended
+    to the seed are shown alone)."""
+    data = load(name)
+    seed, optimized = data["seed_instructions"], data["optimized_instructions"]
+
+    def change(before: str, after: str) -> str:
+        if after == before:
+            return "(unchanged)"
+        return "the seed, then: " + cell(after[len(before) :]) if after.startswith(before) else cell(after)
+
+    return table(["predictor", "seed", "optimized"], [[k, cell(v), change(v, optimized[k])] for k, v in seed.items()])
+
+
+def window_fidelity() -> str:
+    """Each program's score and notes recall on full streams, cold windows and warm windows."""
+    data = load("window_fidelity")
+    ways = ("stream", "cold", "warm")
+    rows = [
+        [label, *(f"{r[w]['score']:.3f} / {maybe(r[w]['notes_recall'])}" for w in ways)]
+        for label, r in data["rows"].items()
+    ]
+    fid = data["fidelity"]
+    rows.append(
+        [
+            "largest score gap to the stream; Spearman",
+            "–",
+            *(f"{fid[w]['max_abs_gap']:.3f}; {maybe(fid[w]['spearman'])}" for w in ("cold", "warm")),
+        ]
+    )
+    return table(["program", "full streams: score / recall", "cold windows", "warm windows"], rows)
+
+
+def distill(name: str = "distill") -> str:
+    data = load(name)
+    teacher = data["comparison"]["teacher"]["score"]
+    labels = {
+        "teacher": f"teacher ({data['teacher_lm']['spec']})",
+        "student": "student, teacher's prompts, untrained",
+        "student+sft": "student + SFT",
+        "student+grpo": "student + SFT + GRPO",
+    }
+    return table(
+        ["model", "held-out score", "vs teacher", "memory gain", "notes recall", "tokens/task", "s/task"],
+        [
+            [
+                labels.get(k, k),
+                f"{c['score']:.3f}",
+                f"{c['score'] / teacher:.2f}" if teacher else "–",
+                gain(c["memory_gain"]),
+                maybe(c.get("notes_recall")),
+                f"{c['tokens_per_task']:.0f}",
+                f"{c['seconds_per_task']:.1f}",
+            ]
+            for k, c in data["comparison"].items()
+        ],
+    )
+
+
+def distill_paired(name: str) -> str:
+    """A distill run's comparison, then each student's paired statistics against the teacher."""
+    rows = load(name)["comparison"]
+    return distill(name) + "\n" + paired_table(labelled_pairs(rows))
+
+
+def distill_training(name: str = "distill") -> str:
+    data = load(name)
+    per_step = data["config"]["train"]["prompts_per_step"]
+    return table(
+        ["GRPO step", "mean reward", "reward std", "resamples", f"groups flat after resampling (of {per_step})"],
+        [
+            [
+                str(p["step"]),
+                f"{p['reward']:.2f}",
+                f"{p['reward_std']:.2f}",
+                f"{p.get('resamples', 0):.0f}",
+                f"{p.get('skipped_groups', 0):.0f}",
+            ]
+            for p in data["grpo_rewards"]
+        ],
+    )
+
+
+def distill_sampling() -> str:
+    data = load("distill")
+    return table(
+        ["role", "trace rows", "rows sampled", "k", "mean reward, greedy → best of k", "pass@1", "pass@k"],
+        [
+            [
+                role,
+                str(r["rows"]),
+                str(r["sampled"]),
+                str(r["samples"]),
+                f"{r['greedy_reward']:.3f} → {r['best_reward']:.3f}",
+                f"{r['pass_at_1']:.3f}",
+                f"{r['pass_at_k']:.3f}",
+            ]
+            for role, r in data["sampling"].items()
+        ],
+    )
