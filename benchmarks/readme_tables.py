@@ -115,6 +115,7 @@ def locomo(name: str = "locomo") -> str:
 
 TABLES = {
     "headline": synthetic("select_writer_s3000", HEADLINE_COLUMNS),
+    "headline_pairs": lambda: baseline_pairs("select_writer_s3000"),
     "household": synthetic("household", HEADLINE_COLUMNS),
     "household_pairs": lambda: baseline_pairs("household"),
     "household_kinds": lambda: by_kind("household"),
@@ -137,10 +138,15 @@ TABLES = {
     "optimize_select_warm": lambda: comparison("optimize_select_warm", "test"),
     "optimize_select_warm_proposals": lambda: proposals("optimize_select_warm"),
     "optimize_select_warm_instructions": lambda: instructions("optimize_select_warm"),
+    "optimize_select_household": lambda: comparison("optimize_select_household", "test"),
+    "optimize_select_household_proposals": lambda: proposals("optimize_select_household"),
+    "optimize_select_household_instructions": lambda: instructions("optimize_select_household"),
     "window_fidelity": window_fidelity,
     "distill": distill,
     "distill_hindsight_synthetic": lambda: distill_paired("distill_hindsight_synthetic"),
     "distill_hindsight_synthetic_grpo": lambda: distill_training("distill_hindsight_synthetic"),
+    "distill_hindsight_household": lambda: distill_paired("distill_hindsight_household"),
+    "distill_hindsight_household_grpo": lambda: distill_training("distill_hindsight_household"),
     "distill_training": distill_training,
     "distill_sampling": distill_sampling,
     "locomo": locomo,
