@@ -70,6 +70,24 @@ def write_json(path: str | Path, data: Any, indent: int | None = 2) -> None:
     write_text(path, json.dumps(data, indent=indent))
 
 
+def append_jsonl(path: str | Path, entry: Any) -> None:
+    """``entry`` as one JSON line at the end of ``path``, on disk before this returns."""
+    with Path(path).open("a", encoding="utf-8") as out:
+        out.write(json.dumps(entry) + "\n")
+        out.flush()
+        os.fsync(out.fileno())
+
+
+def read_jsonl(path: str | Path) -> list[Any]:
+    """The complete lines of an ``append_jsonl`` file (none if it is missing); a last line cut
+    short by a kill is left out."""
+    path = Path(path)
+    if not path.exists():
+        return []
+    data = path.read_text(encoding="utf-8")
+    return [json.loads(line) for line in data[: data.rfind("\n") + 1].splitlines()]
+
+
 MANIFEST = "promptmem-manifest.json"
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import dspy
 
-from promptmem.files import RunDirError, read_json
+from promptmem.files import RunDirError, append_jsonl, read_json
 from promptmem.memory import Memory, Op
 from promptmem.runner import StreamResult, TaskRecord, run_stream, when_of
 from promptmem.tasks import Stream, Suite
@@ -60,10 +60,7 @@ class StreamProgress:
 
     def append(self, record: TaskRecord) -> None:
         """Keep ``record``: one line, on disk before this returns."""
-        with self.path.open("a", encoding="utf-8") as out:
-            out.write(json.dumps(asdict(record)) + "\n")
-            out.flush()
-            os.fsync(out.fileno())
+        append_jsonl(self.path, asdict(record))
 
     def remove(self) -> None:
         self.path.unlink(missing_ok=True)

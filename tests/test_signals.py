@@ -130,3 +130,19 @@ def test_rules_that_ask_the_actor_to_change_the_notes_are_refused():
     assert rule_problem("Store every port you see.", "Answer.", ACTOR_ABILITIES).startswith("asks for what")
     assert same_rule("Keep the port of each service.", "keep each service's port") is False
     assert same_rule("Keep the port of each service.", "Keep the port for each service.")
+
+
+def test_a_resumed_proposer_reports_the_proposals_made_before_the_interruption(tmp_path):
+    log = tmp_path / "proposals.jsonl"
+    lm = DummyLM(
+        [{"rules": ["Keep every port with its service.", "Keep every port with its service."]}],
+        adapter=dspy.JSONAdapter(),
+    )
+    dataset = {"agent.writer.predict": [{"Feedback": "t03: 8642 was not in the notes"}]}
+    with dspy.context(adapter=dspy.JSONAdapter()):
+        CompactProposer(lm, log_path=log)({"agent.writer.predict": "Edit."}, dataset, ["agent.writer.predict"])
+    before = CompactProposer(lm, log_path=log).report()
+    assert before["made"] == 2 and before["distinct"] == 1 and before["tried"] == 1
+    with log.open("a") as out:
+        out.write('{"component": "agent.writer.pre')  # a line cut short by a kill
+    assert CompactProposer(lm, log_path=log).report() == before

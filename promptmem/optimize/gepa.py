@@ -160,9 +160,9 @@ def writer_components(state, trajectories, subsample_scores, candidate_idx, cand
     return [name for name in candidate if role_of(name) == "writer"]
 
 
-def _gepa_options(config: OptimizeConfig, reflection_lm, program: dspy.Module) -> dict:
+def _gepa_options(config: OptimizeConfig, reflection_lm, program: dspy.Module, out: Path) -> dict:
     """GEPA's levers as the config sets them (the compact proposer is told what each of
-    ``program``'s predictors can do)."""
+    ``program``'s predictors can do, and logs its proposals to ``out/proposals.jsonl``)."""
     if config.objective not in OBJECTIVES:
         raise ValueError(f"unknown objective {config.objective!r}; known: {', '.join(OBJECTIVES)}")
     if config.proposer not in ("compact", "gepa"):
@@ -174,7 +174,9 @@ def _gepa_options(config: OptimizeConfig, reflection_lm, program: dspy.Module) -
         "gepa_kwargs": {"cache_evaluation": config.cache_evaluation},
     }
     if config.proposer == "compact":
-        options["instruction_proposer"] = CompactProposer(reflection_lm, abilities(program))
+        options["instruction_proposer"] = CompactProposer(
+            reflection_lm, abilities(program), log_path=out / "proposals.jsonl"
+        )
     return options
 
 
@@ -349,7 +351,7 @@ def optimize(
         trainset, valset, windows_info = gepa_examples(config, agent, suite, budget, train, val, out)
     write_json(out / "split.json", {**split, **windows_info})
     program = StreamProgram(agent, suite, budget, act=config.objective != "recall")
-    options = _gepa_options(config, reflection_lm, program)
+    options = _gepa_options(config, reflection_lm, program, out)
     threads = 1 if is_local(lm_config.spec) else config.threads
     gepa = dspy.GEPA(
         reflection_lm=reflection_lm,

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import dspy
 
+from promptmem.files import append_jsonl, read_jsonl
 from promptmem.roles import ACTOR_ABILITIES, WRITER_ABILITIES, Abilities, role_of
 
 MAX_RULE_CHARS = 300
@@ -101,7 +103,9 @@ class CompactProposer:
     usable rule keeps its instructions.
 
     ``abilities`` maps a component (predictor) name to what its step can do; by default the
-    generic writer's and actor's.
+    generic writer's and actor's. With ``log_path`` (a JSONL file in the run directory) every
+    log entry is appended there as it is made and read back on start, so a resumed run's
+    ``report`` counts the proposals made before the interruption too.
     """
 
     def __init__(
@@ -110,12 +114,20 @@ class CompactProposer:
         abilities: Mapping[str, Abilities] | None = None,
         max_lines: int = 8,
         max_chars: int = 200,
+        log_path: str | Path | None = None,
     ):
         self.lm, self.max_lines, self.max_chars = reflection_lm, max_lines, max_chars
         self.abilities = dict(abilities or {})
         self.propose = dspy.Predict(ProposeRules)
-        self.log: list[dict[str, str]] = []  # every proposal: component, rule, status, reason
+        self.log_path = Path(log_path) if log_path else None
+        # every proposal: component, rule, status, reason
+        self.log: list[dict[str, str]] = read_jsonl(self.log_path) if self.log_path else []
         self._queued: dict[str, list[str]] = {}
+
+    def _record(self, entry: dict[str, str]) -> None:
+        self.log.append(entry)
+        if self.log_path:
+            append_jsonl(self.log_path, entry)
 
     def _abilities(self, name: str) -> Abilities:
         return self.abilities.get(name) or (ACTOR_ABILITIES if role_of(name) == "actor" else WRITER_ABILITIES)
@@ -130,7 +142,7 @@ class CompactProposer:
                     mistakes="\n".join(failures),
                 ).rules
         except Exception as err:  # noqa: BLE001 - an unusable proposal is skipped, not fatal
-            self.log.append(
+            self._record(
                 {
                     "component": name,
                     "rule": "",
@@ -143,7 +155,7 @@ class CompactProposer:
         kept = []
         for text in [str(r) for r in (rules if isinstance(rules, list) else [rules])]:
             reason = rule_problem(text, instructions, abilities, seen + kept)
-            self.log.append(
+            self._record(
                 {
                     "component": name,
                     "rule": first_sentence(text) or text[:200],
@@ -171,7 +183,7 @@ class CompactProposer:
                 queue = self._sample(name, candidate[name], failures) if failures else []
             if queue:
                 rule, self._queued[name] = queue[0], queue[1:]
-                self.log.append({"component": name, "rule": rule, "status": "tried", "reason": ""})
+                self._record({"component": name, "rule": rule, "status": "tried", "reason": ""})
                 proposals[name] = f"{candidate[name].rstrip()}\n{rule}"
         return proposals
 
