@@ -43,7 +43,9 @@ def test_optimize_notebook_runs(tmp_path, monkeypatch):
     assert f"-> {paired['verdict']}" in shown
     select = json.loads((RESULTS / "optimize_select.json").read_text())
     assert f"{select['metric_calls']} metric calls" in shown
-    assert "| select writer | `agent.writer.predict` |" in shown  # seed vs evolved, from the results
+    assert "| select, warm | `agent.writer.predict` |" in shown  # seed vs evolved, from the results
+    household = json.loads((RESULTS / "optimize_select_household.json").read_text())
+    assert f"{household['metric_calls']} metric calls" in shown
     # part 2: the live GEPA run and its held-out comparison
     run = tmp_path / "run" / "optimize"
     summary = json.loads((run / "summary.json").read_text())
@@ -60,6 +62,9 @@ def test_distill_notebook_runs(tmp_path, monkeypatch):
     published = json.loads((RESULTS / "distill.json").read_text())["comparison"]
     assert f"| teacher | {published['teacher']['score']:.3f} |" in shown
     assert f"| student+grpo | {published['student+grpo']['score']:.3f} |" in shown
+    hindsight = json.loads((RESULTS / "distill_hindsight_synthetic.json").read_text())["comparison"]
+    paired = hindsight["student+grpo"]["paired"]["teacher"]
+    assert f"| synthetic | student+grpo vs teacher | {paired['diff']:+.3f} |" in shown
     # the live run: every stage ran; teacher vs the student after SFT and GRPO, with paired statistics
     run = tmp_path / "run"
     assert (run / "sft" / "model" / "config.json").exists() and (run / "grpo" / "model" / "config.json").exists()
@@ -67,4 +72,4 @@ def test_distill_notebook_runs(tmp_path, monkeypatch):
     assert set(comparison) == {"teacher", "student+grpo"}
     assert comparison["student+grpo"]["paired"]["teacher"]["questions"] >= 1
     assert "| student+grpo vs teacher |" in shown
-    assert images(outputs) >= 3  # teacher vs students, the GRPO curve, the live comparison
+    assert images(outputs) >= 4  # hindsight runs, teacher vs students, the GRPO curve, the live comparison
