@@ -49,7 +49,7 @@ def main() -> None:
         train_suite = make_suite("synthetic", tasks=args.tasks)
         train, held_out = train_suite.streams(args.train, seed=args.seed), {"tasks": args.tasks, "seed": args.seed + 1}
     roles = set(args.roles.split(","))
-    if not roles or roles - {"writer", "actor"}:
+    if roles - {"writer", "actor"}:
         parser.error(f"--roles: writer, actor or writer,actor (got {args.roles!r})")
     demos = hindsight_demos(train, train_suite, train_suite.notes_budget, args.demos)
     demos = {role: examples if role in roles else [] for role, examples in demos.items()}

@@ -78,14 +78,23 @@ def append_jsonl(path: str | Path, entry: Any) -> None:
         os.fsync(out.fileno())
 
 
-def read_jsonl(path: str | Path) -> list[Any]:
-    """The complete lines of an ``append_jsonl`` file (none if it is missing); a last line cut
-    short by a kill is left out."""
+def complete_lines(path: str | Path) -> list[bytes]:
+    """The complete lines of an append-only file (none if it is missing). A last line cut short
+    by a kill is cut from the file too, so the next append starts a line of its own."""
     path = Path(path)
     if not path.exists():
         return []
-    data = path.read_text(encoding="utf-8")
-    return [json.loads(line) for line in data[: data.rfind("\n") + 1].splitlines()]
+    data = path.read_bytes()
+    complete = data[: data.rfind(b"\n") + 1]
+    if len(complete) < len(data):
+        os.truncate(path, len(complete))
+    return complete.splitlines()
+
+
+def read_jsonl(path: str | Path) -> list[Any]:
+    """The entries of an ``append_jsonl`` file (``complete_lines``: a line cut short by a kill
+    is dropped)."""
+    return [json.loads(line) for line in complete_lines(path)]
 
 
 MANIFEST = "promptmem-manifest.json"

@@ -12,14 +12,13 @@ run retries the stream from there.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from dataclasses import asdict, replace
 from pathlib import Path
 
 import dspy
 
-from promptmem.files import RunDirError, append_jsonl, read_json
+from promptmem.files import RunDirError, append_jsonl, complete_lines, read_json
 from promptmem.memory import Memory, Op
 from promptmem.runner import StreamResult, TaskRecord, run_stream, when_of
 from promptmem.tasks import Stream, Suite
@@ -41,17 +40,12 @@ class StreamProgress:
 
     def load(self) -> list[TaskRecord]:
         """The records kept so far; a last line cut short by a kill is dropped from the file."""
-        if not self.path.exists():
-            return []
         try:
-            data = self.path.read_bytes()
+            lines = complete_lines(self.path)  # drops the task being written when the run was killed
         except OSError as err:
             raise self.error(f"cannot be read ({err.strerror})") from err
-        complete = data[: data.rfind(b"\n") + 1]
-        if len(complete) < len(data):  # the task being written when the run was killed
-            os.truncate(self.path, len(complete))
         records = []
-        for number, line in enumerate(complete.splitlines(), start=1):
+        for number, line in enumerate(lines, start=1):
             try:
                 records.append(TaskRecord(**json.loads(line)))
             except (ValueError, TypeError) as err:

@@ -145,4 +145,7 @@ def test_a_resumed_proposer_reports_the_proposals_made_before_the_interruption(t
     assert before["made"] == 2 and before["distinct"] == 1 and before["tried"] == 1
     with log.open("a") as out:
         out.write('{"component": "agent.writer.pre')  # a line cut short by a kill
-    assert CompactProposer(lm, log_path=log).report() == before
+    resumed = CompactProposer(lm, log_path=log)
+    assert resumed.report() == before
+    resumed._record({"component": "agent.writer.predict", "rule": "Keep dates.", "status": "tried", "reason": ""})
+    assert CompactProposer(lm, log_path=log).report()["tried"] == 2  # the next entry got a line of its own
