@@ -29,6 +29,8 @@ recall gain, seconds per task ratio, flat share) and the settings.
     python benchmarks/distill.py --world household
     python benchmarks/distill.py --world synthetic --hindsight-share 0.5 --out-run runs/bench-hindsight-mixed \\
         --out benchmarks/results/distill_hindsight_synthetic_mixed.json
+    python benchmarks/distill.py --world household --hindsight-streams 12 --out-run runs/bench-hindsight-household-h12 \\
+        --out benchmarks/results/distill_hindsight_household_h12.json
     python benchmarks/distill.py --pipeline teacher --student qwen-0.5b --grpo-steps 40
 """
 
@@ -135,6 +137,9 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--lm", default="local:qwen2.5-coder-1.5b", help="the teacher's LM")
     parser.add_argument("--student", default="qwen-0.5b")
     parser.add_argument("--train-streams", type=int, help="training streams the teacher is traced on")
+    parser.add_argument(
+        "--hindsight-streams", type=int, help="training streams the writer's hindsight rows come from (no model calls)"
+    )
     parser.add_argument("--tasks", type=int, help="synthetic: tasks per stream")
     parser.add_argument("--test-streams", type=int)
     parser.add_argument("--samples", type=int, default=1, help="rejection sampling: teacher samples per traced call")
@@ -174,6 +179,7 @@ def main() -> None:
         teacher=args.teacher,
         writer=args.writer,
         train_streams=args.train_streams,
+        hindsight_streams=args.hindsight_streams,
         test_streams=args.test_streams,
         horizon=2,
         discovery_weight=0.0,  # no writer call per sampled answer (CPU budget)

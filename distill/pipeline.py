@@ -73,6 +73,11 @@ class DistillConfig:
     suite: str = option("synthetic", "The suite the teacher is traced on and the students compared on.", cli=False)
     data: str | None = option(None, "jsonl, locomo: the training streams' file.", cli=False)
     train_streams: int = option(4, "Streams the teacher is traced on.", min=1)
+    hindsight_streams: int | None = option(
+        None,
+        "Select writer: the training streams its hindsight SFT rows (and, with --writer-reward hindsight, its GRPO prompts) come from, the first --train-streams of them the traced ones; labels and a replay, no model calls (default: --train-streams).",
+        min=1,
+    )
     seed: int = option(3000, "The training streams' seed (files: the index of the first stream).", cli=False)
     tasks: int | None = option(12, "Synthetic: tasks per stream.", min=3)
     test_streams: int = option(2, "Held-out streams for the final comparison.", min=1)
@@ -197,6 +202,19 @@ def _check_agent(config: DistillConfig, agent) -> None:
         )
     if config.train.grpo_steps and any("writer" in roles for roles in config.schedule):
         check_writer_reward(agent, config.writer_reward)
+
+
+def _training_streams(config: DistillConfig, suite, test: EvalConfig) -> list:
+    """The training streams, traced and labelled (the longer of --train-streams and
+    --hindsight-streams); an error when the suite has fewer or one of them is held out."""
+    wanted = max(config.train_streams, config.hindsight_streams or 0)
+    streams = suite.streams(wanted, seed=config.seed)
+    if len(streams) < wanted:
+        raise ValueError(f"{wanted} training streams asked for from stream {config.seed}; the suite has {len(streams)}")
+    held_out = {stream.id for stream in make_eval_suite(test).streams(test.streams, seed=test.seed)}
+    if overlap := sorted(held_out & {stream.id for stream in streams}):
+        raise ValueError(f"training streams {', '.join(overlap)} are also held out: move --seed or --test-seed")
+    return streams
 
 
 def _traces(config, agent, streams, suite, lm, teacher_lm: LMConfig, budget: int, out: Path, clock: StageClock) -> list:
@@ -357,9 +375,12 @@ def distill(
     budget = config.budget or suite.notes_budget
     agent = in_process(resolve_agent(config.teacher, config.writer), "distill")
     _check_agent(config, agent)
+    held_out = {"streams": config.test_streams, "seed": config.test_seed, "data": config.test_data or config.data}
+    test = EvalConfig(**{**asdict(base), **held_out})
+    labelled = _training_streams(config, suite, test)
+    streams = labelled[: config.train_streams]
     lm = lm or make_lm(teacher_lm)
     claim_run_dir(out, {"distill": config, "teacher_lm": teacher_lm})
-    streams = suite.streams(config.train_streams, seed=config.seed)
     clock = StageClock(out / "timings.json")
 
     say(f"traces: the teacher over {len(streams)} streams")
@@ -380,7 +401,9 @@ def distill(
     say("sft rows: hindsight writer targets, actor answers sampled on hindsight notes")
     (out / "hindsight").mkdir(exist_ok=True)
     hindsight = (
-        writer_rows(agent, streams, suite, budget, STUDENT_FORMAT) if isinstance(agent.writer, SelectWriter) else []
+        writer_rows(agent, labelled[: config.hindsight_streams or config.train_streams], suite, budget, STUDENT_FORMAT)
+        if isinstance(agent.writer, SelectWriter)
+        else []
     )
     kept, sources = _sft_rows(config, agent, streams, suite, budget, rows, hindsight, samplers, out, clock)
     say(f"sft: {config.student} on {len(kept)} rows ({', '.join(f'{k} {v}' for k, v in sources.items())})")
@@ -395,15 +418,13 @@ def distill(
         return {"traces": len(rows), "sft": str(sft_model), "sft_sources": sources}
 
     prompts = partial(_grpo_prompts, rows, hindsight if config.writer_reward == "hindsight" else [])
-    grpo_model, curve = _grpo(config, agent, prompts, streams, suite, lm, teacher_lm, sft_model, out, clock, say)
+    grpo_model, curve = _grpo(config, agent, prompts, labelled, suite, lm, teacher_lm, sft_model, out, clock, say)
     write_json(out / "grpo_rewards.json", curve, indent=1)
     _plot_rewards(curve, out / "grpo_rewards.png")
     if until == "grpo":
         return {"traces": len(rows), "grpo_rewards": curve}
 
     say(f"eval: {config.test_streams} held-out streams")
-    held_out = {"streams": config.test_streams, "seed": config.test_seed, "data": config.test_data or config.data}
-    test = EvalConfig(**{**asdict(base), **held_out})
     checkpoints = {"student": student, "student+sft": sft_model, "student+grpo": grpo_model}
     entries = [Entry("teacher", test, teacher_lm, lm)] + [
         Entry(label, test, served(label, checkpoints[label])) for label in config.compare

@@ -64,6 +64,7 @@ def run(tmp_path_factory):
     config = DistillConfig(
         student=str(make_scratch_student(root / "student")),
         train_streams=1,
+        hindsight_streams=2,
         tasks=10,
         test_streams=1,
         schedule=(("writer",),),
@@ -91,6 +92,8 @@ def test_the_default_pipeline_trains_on_hindsight_rows_and_records_sources_flat_
     out, config, _, summary, case = run
     writer = read_traces(out / "hindsight" / "writer.jsonl")
     assert writer and summary["sft_sources"]["writer_hindsight"] == len(writer)
+    traced = {row.stream_id for row in read_traces(out / "traces" / f"{case.stream_id}.jsonl")}
+    assert traced == {case.stream_id} and len({row.stream_id for row in writer}) == 2  # hindsight_streams=2
     assert summary["sft_sources"]["writer_teacher"] == 0  # hindsight_share 1: no teacher keep-list
     teacher_rows = read_traces(out / "hindsight" / "actor-teacher.jsonl")
     assert (case.step.task.id, 1.0) in {(r.task_id, r.score) for r in teacher_rows}
@@ -124,4 +127,6 @@ def test_hindsight_targets_and_the_dense_reward_are_refused_for_other_writers_be
         distill(DistillConfig(actor_samplers=("oracle",)), scripted, tmp_path / "c", lm=lm, until="traces")
     with pytest.raises(ValueError, match="--compare"):
         distill(DistillConfig(compare=("student+dpo",)), scripted, tmp_path / "d", lm=lm, until="traces")
+    with pytest.raises(ValueError, match="streams synthetic-s4000-0, synthetic-s4000-1 are also held out"):
+        distill(DistillConfig(seed=4000, hindsight_streams=3), scripted, tmp_path / "e", lm=lm, until="traces")
     assert not any(tmp_path.iterdir()) and lm.history == []
