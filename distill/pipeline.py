@@ -22,19 +22,17 @@ training resumes from its last checkpoint.
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
 
 from promptmem.distill.gguf_export import export_gguf, file_type, quantize
-from promptmem.distill.sft_data import sampled_actor_rows, sft_dataset, write_rows
+from promptmem.distill.stages import STUDENT_FORMAT, grpo_prompts, grpo_schedule, plot_rewards, sft_rows, teacher_traces
 from promptmem.distill.students import EMBEDDED, resolve_student
 from promptmem.distill.timings import StageClock
-from promptmem.distill.training import TrainConfig, grpo, logged_steps, reward_curve, sft
+from promptmem.distill.training import TrainConfig, logged_steps, sft
 from promptmem.programs.agent import SEED_AGENT, in_process, resolve_agent, writer_help
-from promptmem.programs.judge import DiscoveryJudge
 from promptmem.programs.select import SelectWriter
 
 from promptmem.evaluate import EvalConfig, claim_run_dir, make_eval_suite
@@ -44,11 +42,9 @@ from promptmem.lm.specs import HF_PREFIX, LOCAL_PREFIX, LMConfig, adapter_for, l
 from promptmem.options import option
 from promptmem.report.comparison import Entry, compare
 from promptmem.rundir import holds_run_dir
-from promptmem.signals.hindsight_rows import actor_cases, writer_rows
-from promptmem.signals.role_rewards import RoleRewards, check_writer_reward
-from promptmem.signals.traces import Sampling, export_traces, sampling_report, traces_dataset
+from promptmem.signals.hindsight_rows import writer_rows
+from promptmem.signals.role_rewards import check_writer_reward
 
-STUDENT_FORMAT = adapter_for(HF_PREFIX)  # how traces are rendered and students are read
 STUDENTS = ("student", "student+sft", "student+grpo")  # the untrained student, after SFT, after GRPO
 
 
@@ -140,25 +136,6 @@ class DistillConfig:
     train: TrainConfig = option(help="Training knobs of the SFT and GRPO stages.", default_factory=TrainConfig)
 
 
-def _plot_rewards(curve: list[dict], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axis = plt.subplots(figsize=(5, 3))
-    steps = [p["step"] for p in curve]
-    mean = [p["reward"] for p in curve]
-    std = [p["reward_std"] for p in curve]
-    axis.plot(steps, mean, marker="o")
-    axis.fill_between(steps, [m - s for m, s in zip(mean, std)], [m + s for m, s in zip(mean, std)], alpha=0.2)
-    axis.set_xlabel("GRPO step")
-    axis.set_ylabel("mean reward (± std in group)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-
-
 def served_spec(config: DistillConfig, checkpoint: Path, teacher_lm: LMConfig, out: Path) -> str:
     """How the comparison runs a student checkpoint: ``local:out/model.gguf`` (written once,
     quantized like the teacher's GGUF, or like the student's own when the teacher is not
@@ -217,131 +194,6 @@ def _training_streams(config: DistillConfig, suite, test: EvalConfig) -> list:
     return streams
 
 
-def _traces(config, agent, streams, suite, lm, teacher_lm: LMConfig, budget: int, out: Path, clock: StageClock) -> list:
-    """The teacher's trace rows (``traces/``), their sampling report and their dataset."""
-    dataset = out / "traces" / "dataset"
-    rows = clock.time(
-        "traces",
-        dataset.is_dir(),
-        lambda: export_traces(
-            agent,
-            streams,
-            suite,
-            lm,
-            budget,
-            STUDENT_FORMAT,
-            out / "traces",
-            horizon=config.horizon,
-            run_adapter=adapter_for(teacher_lm.spec),
-            sampling=Sampling(config.samples, config.sample_temperature),
-        ),
-        lambda _: sum(len(stream.tasks) for stream in streams),
-        unit="task",
-    )
-    write_json(out / "traces" / "sampling.json", sampling_report(rows, config.min_actor_score))
-    if not dataset.is_dir():  # written aside and renamed: an interrupted save is redone
-        aside = dataset.with_name("dataset.partial")
-        shutil.rmtree(aside, ignore_errors=True)
-        traces_dataset(rows).save_to_disk(str(aside))
-        aside.rename(dataset)
-    return rows
-
-
-def _sft_rows(config, agent, streams, suite, budget, rows, hindsight, samplers, out: Path, clock: StageClock):
-    """The SFT rows (``sft_data.sft_dataset``) and their counts by source; writes ``hindsight/``."""
-    folder = out / "hindsight"
-    write_rows(folder / "writer.jsonl", hindsight)
-    cases = [case for stream in streams for case in actor_cases(stream, suite, budget)]
-    write_json(folder / "actor_cases.json", {"cases": len(cases), "lookalike": sum(c.lookalike for c in cases)})
-    chosen = {model: samplers[model] for model in config.actor_samplers}
-    actor = clock.time(
-        "actor_samples",
-        all((folder / f"actor-{model}.jsonl").is_file() for model in chosen),
-        lambda: sampled_actor_rows(
-            agent,
-            cases,
-            suite,
-            chosen,
-            STUDENT_FORMAT,
-            folder,
-            samples=config.actor_samples,
-            temperature=config.sample_temperature,
-            threshold=config.min_actor_score,
-        ),
-        lambda _: len(cases) * len(chosen),
-        unit="question",
-    )
-    lookalike = {(case.stream_id, case.step.task.id) for case in cases if case.lookalike}
-    return sft_dataset(
-        rows,
-        hindsight,
-        actor,
-        hindsight_share=config.hindsight_share,
-        seed=config.seed,
-        min_actor_score=config.min_actor_score,
-        min_writer_credit=config.min_writer_credit,
-        lookalike=lookalike,
-    )
-
-
-def _grpo_prompts(rows: list, hindsight: list, roles: tuple[str, ...]) -> list:
-    """A GRPO phase's prompts: the traced calls of its roles, and for the select writer its
-    hindsight rows of the tasks the traces lack (the same prompts; a teacher write that failed
-    left no trace)."""
-    chosen = [r for r in rows if r.role in roles]
-    traced = {(r.stream_id, r.task_id) for r in chosen if r.role == "writer"}
-    extra = [r for r in hindsight if (r.stream_id, r.task_id) not in traced] if "writer" in roles else []
-    return chosen + extra
-
-
-def _grpo(config, agent, prompts, streams, suite, lm, teacher_lm, start: Path, out: Path, clock: StageClock, say):
-    """The GRPO schedule from ``start``: (the last phase's model, the reward curve of every step);
-    ``prompts(roles)``: a phase's rows."""
-    model, curve = start, []
-    for phase, roles in enumerate(config.schedule, 1):
-        phase_rows = prompts(roles)
-        if not phase_rows:
-            raise ValueError(f"GRPO phase {phase} ({'+'.join(roles)}) has no prompts: no traced call of its roles")
-        rewards = RoleRewards(
-            agent,
-            phase_rows,
-            streams,
-            suite,
-            lm,
-            STUDENT_FORMAT,
-            run_adapter=adapter_for(teacher_lm.spec),
-            horizon=config.horizon,
-            discovery_weight=config.discovery_weight,
-            judge=DiscoveryJudge(),
-            writer_reward=config.writer_reward,
-            waste_weight=config.waste_weight,
-        )
-        say(
-            f"grpo phase {phase}/{len(config.schedule)}: {config.train.grpo_steps} steps on "
-            f"{len(phase_rows)} prompts ({', '.join(roles)})"
-        )
-        phase_dir = out / ("grpo" if phase == 1 else f"grpo-{phase}")
-        model = clock.time(
-            phase_dir.name,
-            (phase_dir / "model" / "config.json").is_file(),
-            lambda phase_dir=phase_dir, phase_rows=phase_rows, rewards=rewards, model=model: grpo(
-                model,
-                phase_rows,
-                [rewards, rewards.format_reward],
-                phase_dir,
-                config.train,
-                weights=[1.0, config.format_weight],
-            ),
-            lambda trained: logged_steps(trained.parent),
-        )
-        offset = curve[-1]["step"] if curve else 0
-        curve += [
-            {**point, "step": point["step"] + offset, "phase": phase}
-            for point in reward_curve(json.loads((phase_dir / "log.json").read_text()))
-        ]
-    return model, curve
-
-
 @holds_run_dir
 def distill(
     config: DistillConfig,
@@ -384,7 +236,7 @@ def distill(
     clock = StageClock(out / "timings.json")
 
     say(f"traces: the teacher over {len(streams)} streams")
-    rows = _traces(config, agent, streams, suite, lm, teacher_lm, budget, out, clock)
+    rows = teacher_traces(config, agent, streams, suite, lm, teacher_lm, budget, out, clock)
     if until == "traces":
         return {"traces": len(rows)}
 
@@ -405,7 +257,7 @@ def distill(
         if isinstance(agent.writer, SelectWriter)
         else []
     )
-    kept, sources = _sft_rows(config, agent, streams, suite, budget, rows, hindsight, samplers, out, clock)
+    kept, sources = sft_rows(config, agent, streams, suite, budget, rows, hindsight, samplers, out, clock)
     say(f"sft: {config.student} on {len(kept)} rows ({', '.join(f'{k} {v}' for k, v in sources.items())})")
     sft_dir = out / "sft"
     sft_model = clock.time(
@@ -417,10 +269,12 @@ def distill(
     if until == "sft":
         return {"traces": len(rows), "sft": str(sft_model), "sft_sources": sources}
 
-    prompts = partial(_grpo_prompts, rows, hindsight if config.writer_reward == "hindsight" else [])
-    grpo_model, curve = _grpo(config, agent, prompts, labelled, suite, lm, teacher_lm, sft_model, out, clock, say)
+    prompts = partial(grpo_prompts, rows, hindsight if config.writer_reward == "hindsight" else [])
+    grpo_model, curve = grpo_schedule(
+        config, agent, prompts, labelled, suite, lm, teacher_lm, sft_model, out, clock, say
+    )
     write_json(out / "grpo_rewards.json", curve, indent=1)
-    _plot_rewards(curve, out / "grpo_rewards.png")
+    plot_rewards(curve, out / "grpo_rewards.png")
     if until == "grpo":
         return {"traces": len(rows), "grpo_rewards": curve}
 
