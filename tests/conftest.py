@@ -1,8 +1,13 @@
+import atexit
 import os
+import shutil
 import tempfile
 
-# Before dspy is imported anywhere: no network, and no DSPy disk cache outside a temp dir.
-os.environ.setdefault("DSPY_CACHEDIR", tempfile.mkdtemp(prefix="promptmem-dspy-cache-"))
+# Before dspy is imported anywhere: no network, and no DSPy disk cache outside a temp dir,
+# removed when the session ends.
+if "DSPY_CACHEDIR" not in os.environ:
+    os.environ["DSPY_CACHEDIR"] = tempfile.mkdtemp(prefix="promptmem-dspy-cache-")
+    atexit.register(shutil.rmtree, os.environ["DSPY_CACHEDIR"], ignore_errors=True)
 import dspy  # noqa: E402
 import pytest  # noqa: E402
 from dspy.utils.dummies import DummyLM  # noqa: E402
