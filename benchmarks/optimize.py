@@ -22,6 +22,7 @@ from pathlib import Path
 from statistics import correlation, mean
 
 from promptmem.lm.specs import LMConfig
+from promptmem.metrics import headline_records, held_split
 from promptmem.optimize.gepa import OptimizeConfig, optimize
 from promptmem.runner import StreamResult
 
@@ -30,22 +31,23 @@ def recall_vs_score(run_dirs: list[Path]) -> dict:
     """How well notes recall predicts the actor's score, over the questions of finished eval
     runs: the score when the notes held the answer and when they did not, and the Pearson
     correlation of per-stream recall and score (is the cheap objective a fair proxy?)."""
-    pairs, streams = [], []
-    for run in run_dirs:
-        for path in sorted((run / "streams" / "agent").glob("*.json")):
-            records = StreamResult.from_json(json.loads(path.read_text())).records
-            scored = [(r.notes_recall, r.score) for r in records if r.notes_recall is not None and r.score is not None]
-            pairs += scored
-            if scored:
-                streams.append((mean(p[0] for p in scored), mean(p[1] for p in scored)))
-    held = [score for recall, score in pairs if recall == 1.0]
-    missed = [score for recall, score in pairs if recall == 0.0]
+    results = [
+        StreamResult.from_json(json.loads(path.read_text()))
+        for run in run_dirs
+        for path in sorted((run / "streams" / "agent").glob("*.json"))
+    ]
+    split = held_split([record for result in results for record in result.records])
+    streams = []
+    for result in results:
+        scored = [(r.notes_recall, r.score) for r in headline_records(result.records) if r.notes_recall is not None]
+        if scored:
+            streams.append((mean(p[0] for p in scored), mean(p[1] for p in scored)))
     spread = len({x for x, _ in streams}) > 1 and len({y for _, y in streams}) > 1
     return {
-        "questions": len(pairs),
-        "questions_notes_held": len(held),
-        "score_when_notes_held": round(mean(held), 3) if held else None,
-        "score_when_notes_missed": round(mean(missed), 3) if missed else None,
+        "questions": split.held + split.missed if split else 0,
+        "questions_notes_held": split.held if split else 0,
+        "score_when_notes_held": split.score_when_held if split else None,
+        "score_when_notes_missed": split.score_when_missed if split else None,
         "streams": len(streams),
         "pearson_stream_recall_vs_score": round(correlation(*zip(*streams)), 3) if spread else None,
     }

@@ -25,11 +25,40 @@ class Cost:
 
 
 @dataclass
+class HeldSplit:
+    """The headline questions with a notes recall of 1 (``held``: the notes shown held the
+    answer) and of 0 (``missed``), and the actor's mean score on each (None for none)."""
+
+    held: int
+    missed: int
+    score_when_held: float | None
+    score_when_missed: float | None
+
+
+def held_split(records: Sequence[TaskRecord]) -> HeldSplit | None:
+    """The split of ``records``' headline questions by notes recall; None when none has one."""
+    scored = [(r.notes_recall, r.score) for r in headline_records(records) if r.notes_recall is not None]
+    held = [score for recall, score in scored if recall == 1.0]
+    missed = [score for recall, score in scored if recall == 0.0]
+    if not scored:
+        return None
+    return HeldSplit(
+        len(held),
+        len(missed),
+        round(mean(held), 4) if held else None,
+        round(mean(missed), 4) if missed else None,
+    )
+
+
+@dataclass
 class Summary:
     """One agent over a set of streams.
 
     ``notes_recall`` is the mean over streams of each stream's mean notes recall (None when
-    no question had one: no memory, or a suite without evidence). ``failed_calls`` counts the
+    no question had one: no memory, or a suite without evidence); ``held`` splits the misses
+    between the roles (``HeldSplit``: the actor's score where the notes held the answer, and
+    where they did not); ``applied_ops_per_task`` is the writer's applied ops per task (a
+    select writer: statements kept). ``failed_calls`` counts the
     LM calls that failed for now (``TaskRecord.failed_calls``) and ``unfinished`` the streams
     they left unfinished (a rerun retries them).
     ``score`` is the mean over streams of each stream's mean *headline* question score (a
@@ -56,6 +85,8 @@ class Summary:
     notes_recall: float | None = None
     failed_calls: int = 0
     unfinished: int = 0
+    held: HeldSplit | None = None
+    applied_ops_per_task: float = 0.0
 
 
 @dataclass
@@ -153,6 +184,8 @@ def summarize(results: Sequence[StreamResult], breakdown_keys: Sequence[str] = (
         notes_recall=_mean_recall(results),
         failed_calls=sum(r.failed_calls for r in records),
         unfinished=sum(any(r.failed_calls for r in res.records) for res in results),
+        held=held_split(records),
+        applied_ops_per_task=round(_mean(sum(op["applied"] for op in r.ops) for r in records), 3),
     )
 
 

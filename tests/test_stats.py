@@ -98,3 +98,21 @@ def test_the_comparison_pairs_every_later_run_with_each_earlier_one(tmp_path):
     rows = {b: {"paired": {a: s.to_json() for a, s in pairs.items()}} for b, pairs in paired.items()}
     table = paired_table(labelled_pairs(rows))
     assert "| optimized vs seed | 3 | +0.667 | [+0.667, +0.667] | 2 / 0 / 1 | 0.500 | gain |" in table
+
+
+def test_the_held_split_separates_the_writers_misses_from_the_actors():
+    from dataclasses import replace
+
+    from promptmem.metrics import HeldSplit, held_split, summarize
+
+    recalled = [
+        replace(record("t0", 1.0), notes_recall=1.0, ops=[{"applied": True}, {"applied": False}]),
+        replace(record("t1", 0.0), notes_recall=1.0, ops=[{"applied": True}, {"applied": True}]),
+        replace(record("t2", 0.0), notes_recall=0.0),
+        record("t3", 1.0),  # memory not needed: no recall
+        replace(record("t4", 0.0, headline=False), notes_recall=1.0),
+    ]
+    assert held_split(recalled) == HeldSplit(held=2, missed=1, score_when_held=0.5, score_when_missed=0.0)
+    assert held_split([record("t0", 1.0)]) is None
+    summary = summarize([StreamResult("s1", "seed", recalled, [], [])])
+    assert summary.held == held_split(recalled) and summary.applied_ops_per_task == 0.6  # 3 applied ops, 5 tasks

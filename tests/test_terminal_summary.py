@@ -3,13 +3,14 @@
 import pytest
 from rich.console import Console
 
-from promptmem.metrics import Cost, Report, Summary
+from promptmem.metrics import Cost, HeldSplit, Report, Summary
 from promptmem.report.terminal import HEADERS, summary_table
 
 
 def summary(agent: str, score: float, recall: float | None) -> Summary:
     cost = Cost(2.5, 1800.0, 120.0, 3.21, 40.0, 900.0)
-    return Summary(agent, 2, 14, score, {}, {}, [], {}, cost, 0, 0, 3, 812.0, recall)
+    held = HeldSplit(9, 3, 0.8889, 0.0) if recall is not None else None
+    return Summary(agent, 2, 14, score, {}, {}, [], {}, cost, 0, 0, 3, 812.0, recall, held=held)
 
 
 def shown_at_80(agent: str) -> list[str]:
@@ -26,6 +27,8 @@ def test_the_terminal_summary_fits_80_columns_whole(agent):
     assert all(any(header in line for line in lines) for header in HEADERS)
     assert any(agent in line and "0.744" in line and "+0.565" in line and "0.810" in line for line in lines)
     assert any("no-memory" in line and "0.179" in line for line in lines)
+    where = " ".join(line.strip() for line in lines[-3:])
+    assert "held the answer for 9 of 12 questions: the actor scored 0.89 on those, 0.00 on the rest" in where
 
 
 def test_an_agent_name_longer_than_its_column_folds_and_is_not_cut():

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import dspy
@@ -35,14 +35,19 @@ class Entry:
 
 
 def row_of(report: Report) -> dict:
-    cost = report.agent.cost
+    """A comparison row: score, memory gain, notes recall and where the misses are (``held``:
+    the actor's score where the notes held the answer and where not; the writer's applied ops
+    per task), per-stream scores, cost."""
+    agent = report.agent
     return {
-        "score": report.agent.score,
+        "score": agent.score,
         "memory_gain": report.memory_gain,
-        "notes_recall": report.agent.notes_recall,
-        "per_stream": report.agent.per_stream,
-        "tokens_per_task": cost.prompt_tokens_per_task + cost.completion_tokens_per_task,
-        "seconds_per_task": cost.seconds_per_task,
+        "notes_recall": agent.notes_recall,
+        "held": asdict(agent.held) if agent.held else None,
+        "applied_ops_per_task": agent.applied_ops_per_task,
+        "per_stream": agent.per_stream,
+        "tokens_per_task": agent.cost.prompt_tokens_per_task + agent.cost.completion_tokens_per_task,
+        "seconds_per_task": agent.cost.seconds_per_task,
     }
 
 

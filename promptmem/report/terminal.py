@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from promptmem.metrics import Report, Summary
+from promptmem.metrics import HeldSplit, Report, Summary
 
 HEADERS = ("agent", "score", "memory gain", "notes recall", "s/task")
 
@@ -21,24 +21,36 @@ def _cells(s: Summary, gain: float | None) -> tuple[str, ...]:
     )
 
 
+def _where_misses_are(held: HeldSplit) -> str:
+    """One line that splits the misses between the roles."""
+    questions = held.held + held.missed
+    scores = [f"{score:.2f}" if score is not None else "–" for score in (held.score_when_held, held.score_when_missed)]
+    return (
+        f"The notes held the answer for {held.held} of {questions} questions: "
+        f"the actor scored {scores[0]} on those, {scores[1]} on the rest."
+    )
+
+
 def summary_table(report: Report) -> Table:
     """The agent's row, then the no-memory reference's (memory gain is the agent's score
     minus the reference's on the same streams). Headers never wrap; an agent name too long
-    for its column folds onto the next line rather than being cut. LM calls that failed are
-    counted under the table, with the streams they left unfinished."""
+    for its column folds onto the next line rather than being cut. Under the table: where the
+    agent's misses are (writer or actor, when the suite knows the answers' evidence), and the
+    LM calls that failed with the streams they left unfinished."""
     rows = [_cells(report.agent, report.memory_gain)]
     if report.baseline and report.baseline.agent != report.agent.agent:
         rows.append(_cells(report.baseline, None))
-    table = Table(title=f"promptmem eval: {report.agent.agent}", title_justify="left")
+    table = Table(title=f"promptmem eval: {report.agent.agent}", title_justify="left", caption_justify="left")
     table.add_column(HEADERS[0], overflow="fold")
     for header in HEADERS[1:]:
         table.add_column(header, justify="right", no_wrap=True, min_width=len(header))
     for row in rows:
         table.add_row(*row)
     summaries = [report.agent] + ([report.baseline] if len(rows) > 1 else [])
+    caption = [_where_misses_are(report.agent.held)] if report.agent.held else []
     failed = sum(s.failed_calls for s in summaries)
     if failed:
         unfinished = sum(s.unfinished for s in summaries)
-        table.caption = f"{failed} LM calls failed; {unfinished} streams unfinished: rerun to retry them"
-        table.caption_style = "red"
+        caption.append(f"[red]{failed} LM calls failed; {unfinished} streams unfinished: rerun to retry them[/red]")
+    table.caption = "\n".join(caption) or None
     return table
