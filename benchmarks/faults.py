@@ -6,7 +6,7 @@ Kills use the test harness (tests/kill_harness.py: scripted LMs, a subprocess pe
 killed run is rerun to the end and compared with an uninterrupted one, and an eval kill counts
 the tasks it lost (started, not kept). Server faults run `evaluate` against tests/fake_openai.py
 with every fault kind, then rerun it against a healthy server. The input cases
-(benchmarks/fault_cases.py) run the command line in-process.
+(benchmarks/fault_cases.py, on the harness of benchmarks/fault_bench.py) run the command line in-process.
 
     python benchmarks/faults.py                     # 20 eval, 10 LoCoMo, 10 optimize kills
     python benchmarks/faults.py --eval-kills 3 --locomo-kills 2 --optimize-kills 1
