@@ -135,6 +135,7 @@ TABLES = {
     "optimize": optimize,
     "optimize_select": lambda: optimize("optimize_select"),
     "demos": lambda: comparison("demos"),
+    "demos_writer": lambda: comparison("demos_writer"),
     "optimize_select_warm": lambda: comparison("optimize_select_warm", "test"),
     "optimize_select_warm_proposals": lambda: proposals("optimize_select_warm"),
     "optimize_select_warm_instructions": lambda: instructions("optimize_select_warm"),

@@ -29,14 +29,30 @@ def optimize(name: str = "optimize") -> str:
     )
 
 
+def held(row: dict) -> str:
+    """Where the misses are: questions whose notes held the answer, of those with evidence, and
+    the actor's score on them."""
+    split = row.get("held")
+    if not split:
+        return "–"
+    return f"{split['held']} / {split['held'] + split['missed']} → {maybe(split['score_when_held'])}"
+
+
 def comparison(name: str, key: str = "rows") -> str:
     """A side-by-side comparison's rows (``key`` of the file: ``rows``, or ``test`` of a GEPA
-    run), then every pair's paired statistics."""
+    run; files that record it add where the misses are), then every pair's paired statistics."""
     rows = load(name)[key]
+    split = any("held" in r for r in rows.values())
     scores = table(
-        ["program", "held-out score", "notes recall", "s/task"],
+        ["program", "held-out score", "notes recall", *(["notes held the answer → actor score"] * split), "s/task"],
         [
-            [k, f"{r['score']:.3f}", maybe(r.get("notes_recall")), f"{r['seconds_per_task']:.1f}"]
+            [
+                k,
+                f"{r['score']:.3f}",
+                maybe(r.get("notes_recall")),
+                *([held(r)] * split),
+                f"{r['seconds_per_task']:.1f}",
+            ]
             for k, r in rows.items()
         ],
     )
