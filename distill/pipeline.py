@@ -187,7 +187,9 @@ def _training_streams(config: DistillConfig, suite, test: EvalConfig) -> list:
     wanted = max(config.train_streams, config.hindsight_streams or 0)
     streams = suite.streams(wanted, seed=config.seed)
     if len(streams) < wanted:
-        raise ValueError(f"{wanted} training streams asked for from stream {config.seed}; the suite has {len(streams)}")
+        raise ValueError(
+            f"{wanted} training streams asked for from stream {config.seed}; the suite has {len(streams)} from there"
+        )
     held_out = {stream.id for stream in make_eval_suite(test).streams(test.streams, seed=test.seed)}
     if overlap := sorted(held_out & {stream.id for stream in streams}):
         raise ValueError(f"training streams {', '.join(overlap)} are also held out: move --seed or --test-seed")

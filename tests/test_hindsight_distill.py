@@ -4,6 +4,7 @@ logged; and `promptmem distill` end to end with its defaults (the select writer,
 targets, sampled actor rows, the dense writer reward) on a scripted teacher and a scratch student."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -25,6 +26,7 @@ from promptmem.signals.traces import read_traces  # noqa: E402
 from promptmem.suites import make_suite  # noqa: E402
 
 LINES_KEY = "[[ ## lines ## ]]"
+DATA = Path(__file__).resolve().parent.parent / "benchmarks" / "data"
 
 
 def test_a_grpo_step_of_the_test_student_on_the_dense_writer_reward_has_groups_that_differ(tmp_path):
@@ -129,4 +131,8 @@ def test_hindsight_targets_and_the_dense_reward_are_refused_for_other_writers_be
         distill(DistillConfig(compare=("student+dpo",)), scripted, tmp_path / "d", lm=lm, until="traces")
     with pytest.raises(ValueError, match="streams synthetic-s4000-0, synthetic-s4000-1 are also held out"):
         distill(DistillConfig(seed=4000, hindsight_streams=3), scripted, tmp_path / "e", lm=lm, until="traces")
+    household = {"suite": "jsonl", "data": str(DATA / "household_train.jsonl"), "seed": 0, "test_seed": 0}
+    household["test_data"] = str(DATA / "household_heldout.jsonl")
+    with pytest.raises(ValueError, match="13 training streams asked for from stream 0; the suite has 12 from there"):
+        distill(DistillConfig(**household, hindsight_streams=13), scripted, tmp_path / "f", lm=lm, until="traces")
     assert not any(tmp_path.iterdir()) and lm.history == []
