@@ -10,7 +10,7 @@ from promptmem.lm.llama_cpp import reused_prefix
 from promptmem.memory import InMemoryStore, Op
 from promptmem.optimize.proposer import CompactProposer, failure_lines, rule_problem, same_rule, usable_rule
 from promptmem.recall import notes_recall
-from promptmem.roles import ACTOR_ABILITIES, Abilities
+from promptmem.roles import ACTOR_ABILITIES, WRITER_ABILITIES, Abilities
 from promptmem.tasks import Evidence, Fact
 
 
@@ -129,6 +129,10 @@ def test_the_proposer_drops_duplicate_and_unactionable_rules_before_they_cost_a_
 def test_rules_that_ask_the_actor_to_change_the_notes_are_refused():
     assert rule_problem("Store every port you see.", "Answer.", ACTOR_ABILITIES).startswith("asks for what")
     assert same_rule("Keep the port of each service.", "keep each service's port") is False
+    feedback = ["t09 asked the port of billing 3 tasks later: dropped statement [2] 'billing listens on 8642'"]
+    echo = "Dropped statement [2] 'billing listens on 8642' was asked 3 tasks later."
+    assert rule_problem(echo, "Edit.", WRITER_ABILITIES, feedback=feedback) == "repeats the feedback, not a rule"
+    assert rule_problem("Keep every statement that names a port.", "Edit.", WRITER_ABILITIES, feedback=feedback) == ""
     assert same_rule("Keep the port of each service.", "Keep the port for each service.")
 
 

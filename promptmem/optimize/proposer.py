@@ -25,6 +25,7 @@ from promptmem.roles import ACTOR_ABILITIES, WRITER_ABILITIES, Abilities, role_o
 
 MAX_RULE_CHARS = 300
 SAME_RULE = 0.7  # word-set overlap (Jaccard) at which two rules count as one
+ECHO_WORDS = 6  # a rule that copies this many consecutive words of a feedback line echoes it
 _OP_LIKE = re.compile(r"\b(?:ADD|UPDATE|DELETE|NOOP)\b.*\b(?:ADD|UPDATE|DELETE|NOOP)\b")
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -63,10 +64,24 @@ def same_rule(a: str, b: str) -> bool:
     return bool(x and y) and len(x & y) / len(x | y) >= SAME_RULE
 
 
-def rule_problem(text: str, instructions: str, abilities: Abilities, seen: Sequence[str] = ()) -> str:
+def echoes(sentence: str, feedback: Sequence[str]) -> bool:
+    """Whether ``sentence`` repeats a feedback line (the same words, or ``ECHO_WORDS``
+    consecutive words of one) instead of abstracting it."""
+    words = _WORD.findall(sentence.lower())
+    runs = {" ".join(words[i : i + ECHO_WORDS]) for i in range(len(words) - ECHO_WORDS + 1)}
+    for line in feedback:
+        copied = " ".join(_WORD.findall(line.lower()))
+        if same_rule(sentence, line) or any(run in copied for run in runs):
+            return True
+    return False
+
+
+def rule_problem(
+    text: str, instructions: str, abilities: Abilities, seen: Sequence[str] = (), feedback: Sequence[str] = ()
+) -> str:
     """Why the first sentence of ``text`` is not worth a metric call ("" if it is): empty, too
-    long, op syntax, already in the instructions or among ``seen`` rules, or asking for an
-    action the step cannot take."""
+    long, op syntax, an echo of a ``feedback`` line, already in the instructions or among
+    ``seen`` rules, or asking for an action the step cannot take."""
     sentence = first_sentence(text)
     if not sentence:
         return "empty"
@@ -74,6 +89,8 @@ def rule_problem(text: str, instructions: str, abilities: Abilities, seen: Seque
         return f"longer than {MAX_RULE_CHARS} characters"
     if _OP_LIKE.search(sentence):
         return "memory operations, not a rule"
+    if echoes(sentence, feedback):
+        return "repeats the feedback, not a rule"
     lowered = " " + " ".join(_WORD.findall(sentence.lower()))
     blocked = next((word for word in abilities.cannot if f" {word}" in lowered), None)
     if blocked:
@@ -154,7 +171,7 @@ class CompactProposer:
         seen = [entry["rule"] for entry in self.log if entry["component"] == name and entry["status"] != "rejected"]
         kept = []
         for text in [str(r) for r in (rules if isinstance(rules, list) else [rules])]:
-            reason = rule_problem(text, instructions, abilities, seen + kept)
+            reason = rule_problem(text, instructions, abilities, seen + kept, failures)
             self._record(
                 {
                     "component": name,
