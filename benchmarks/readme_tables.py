@@ -26,6 +26,7 @@ from tables_learning import (
     optimize,
     proposals,
     window_fidelity,
+    writer_choices,
 )
 from tables_reliability import engine, faults, faults_inputs, grammar, hostile, oversubscription, store
 
@@ -148,6 +149,9 @@ TABLES = {
     "distill_hindsight_synthetic_grpo": lambda: distill_training("distill_hindsight_synthetic"),
     "distill_hindsight_household": lambda: distill_paired("distill_hindsight_household"),
     "distill_hindsight_household_grpo": lambda: distill_training("distill_hindsight_household"),
+    "distill_hindsight_household_h12": lambda: distill_paired("distill_hindsight_household_h12"),
+    "distill_hindsight_household_h12_grpo": lambda: distill_training("distill_hindsight_household_h12"),
+    "writer_choices_household_h12": lambda: writer_choices("writer_choices_household_h12"),
     "distill_training": distill_training,
     "distill_sampling": distill_sampling,
     "locomo": locomo,

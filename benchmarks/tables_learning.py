@@ -170,3 +170,28 @@ def distill_sampling() -> str:
             for role, r in data["sampling"].items()
         ],
     )
+
+
+def writer_choices(name: str) -> str:
+    """``benchmarks/writer_choices.py``'s rows: what each select writer kept, judged in hindsight."""
+    return table(
+        [
+            "writer",
+            "writes",
+            "statements shown / write",
+            "kept / write",
+            "needed ones kept",
+            "kept: needed / superseded / never",
+        ],
+        [
+            [
+                label,
+                str(row["writes"]),
+                f"{row['shown_per_write']:.1f}",
+                f"{row['kept_per_write']:.1f}",
+                f"{row['write_recall']:.2f} of {row['needed_statements']}" if row["write_recall"] is not None else "–",
+                " / ".join(f"{row['kept'][k]:.2f}" for k in ("needed", "superseded", "never")),
+            ]
+            for label, row in load(name).items()
+        ],
+    )

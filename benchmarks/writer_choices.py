@@ -59,10 +59,18 @@ def writer_choices(run: Path) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("runs", nargs="+", type=Path, help="eval run directories of select-writer agents")
+    parser.add_argument(
+        "runs",
+        nargs="+",
+        type=Path,
+        help="eval run directories of select-writer agents (a row each, named by its folder)",
+    )
     parser.add_argument("--out", help="a JSON file for the results (default: printed only)")
     args = parser.parse_args()
-    result = {str(run): writer_choices(run) for run in args.runs}
+    names = [run.name for run in args.runs]
+    if len(set(names)) < len(names):
+        raise SystemExit(f"the rows are named by their folders, and two are alike: {', '.join(names)}")
+    result = {run.name: {"run": str(run), **writer_choices(run)} for run in args.runs}
     if args.out:
         write_json(args.out, result, indent=1)
     print(json.dumps(result, indent=1))
