@@ -136,20 +136,18 @@ def test_rules_that_ask_the_actor_to_change_the_notes_are_refused():
     assert same_rule("Keep the port of each service.", "Keep the port for each service.")
 
 
-def test_a_resumed_proposer_reports_the_proposals_made_before_the_interruption(tmp_path):
-    log = tmp_path / "proposals.jsonl"
-    lm = DummyLM(
-        [{"rules": ["Keep every port with its service.", "Keep every port with its service."]}],
-        adapter=dspy.JSONAdapter(),
-    )
+def test_a_resumed_proposer_carries_on_from_gepas_last_checkpoint(tmp_path):
+    state = tmp_path / "proposals.json"
+    rules = ["Keep every port with its service.", "Keep every port with its service.", "Keep every date."]
+    lm = DummyLM([{"rules": rules}], adapter=dspy.JSONAdapter())
     dataset = {"agent.writer.predict": [{"Feedback": "t03: 8642 was not in the notes"}]}
     with dspy.context(adapter=dspy.JSONAdapter()):
-        CompactProposer(lm, log_path=log)({"agent.writer.predict": "Edit."}, dataset, ["agent.writer.predict"])
-    before = CompactProposer(lm, log_path=log).report()
-    assert before["made"] == 2 and before["distinct"] == 1 and before["tried"] == 1
-    with log.open("a") as out:
-        out.write('{"component": "agent.writer.pre')  # a line cut short by a kill
-    resumed = CompactProposer(lm, log_path=log)
-    assert resumed.report() == before
-    resumed._record({"component": "agent.writer.predict", "rule": "Keep dates.", "status": "tried", "reason": ""})
-    assert CompactProposer(lm, log_path=log).report()["tried"] == 2  # the next entry got a line of its own
+        first = CompactProposer(lm, state_path=state)
+        first({"agent.writer.predict": "Edit."}, dataset, ["agent.writer.predict"])
+        assert CompactProposer(lm, state_path=state).report()["made"] == 0  # killed before GEPA's checkpoint
+        first.on_state_saved({"iteration": 1})
+        resumed = CompactProposer(lm, state_path=state)
+        assert resumed.report() == first.report()
+        assert first.report()["made"] == 3 and first.report()["distinct"] == 2 and first.report()["tried"] == 1
+        proposal = resumed({"agent.writer.predict": "Edit."}, dataset, ["agent.writer.predict"])
+    assert proposal == {"agent.writer.predict": "Edit.\nKeep every date."} and len(lm.history) == 1  # the queued rule

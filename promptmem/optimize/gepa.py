@@ -162,7 +162,8 @@ def writer_components(state, trajectories, subsample_scores, candidate_idx, cand
 
 def _gepa_options(config: OptimizeConfig, reflection_lm, program: dspy.Module, out: Path) -> dict:
     """GEPA's levers as the config sets them (the compact proposer is told what each of
-    ``program``'s predictors can do, and logs its proposals to ``out/proposals.jsonl``)."""
+    ``program``'s predictors can do, and saves its proposals with GEPA's checkpoints, to
+    ``out/proposals.json``)."""
     if config.objective not in OBJECTIVES:
         raise ValueError(f"unknown objective {config.objective!r}; known: {', '.join(OBJECTIVES)}")
     if config.proposer not in ("compact", "gepa"):
@@ -174,9 +175,9 @@ def _gepa_options(config: OptimizeConfig, reflection_lm, program: dspy.Module, o
         "gepa_kwargs": {"cache_evaluation": config.cache_evaluation},
     }
     if config.proposer == "compact":
-        options["instruction_proposer"] = CompactProposer(
-            reflection_lm, abilities(program), log_path=out / "proposals.jsonl"
-        )
+        proposer = CompactProposer(reflection_lm, abilities(program), state_path=out / "proposals.json")
+        options["instruction_proposer"] = proposer
+        options["gepa_kwargs"]["callbacks"] = [proposer]
     return options
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import dspy
 
-from promptmem.files import append_jsonl, read_jsonl
+from promptmem.files import read_json, write_json
 from promptmem.roles import ACTOR_ABILITIES, WRITER_ABILITIES, Abilities, role_of
 
 MAX_RULE_CHARS = 300
@@ -120,9 +120,11 @@ class CompactProposer:
     usable rule keeps its instructions.
 
     ``abilities`` maps a component (predictor) name to what its step can do; by default the
-    generic writer's and actor's. With ``log_path`` (a JSONL file in the run directory) every
-    log entry is appended there as it is made and read back on start, so a resumed run's
-    ``report`` counts the proposals made before the interruption too.
+    generic writer's and actor's. With ``state_path`` (a JSON file in the run directory) the
+    log and the queued rules are written there whenever GEPA saves its checkpoint (the
+    proposer is also a GEPA callback: ``on_state_saved``) and read back on start, so a resumed
+    run proposes as the uninterrupted one did from that checkpoint, and its ``report`` counts
+    the proposals made before the interruption too.
     """
 
     def __init__(
@@ -131,20 +133,28 @@ class CompactProposer:
         abilities: Mapping[str, Abilities] | None = None,
         max_lines: int = 8,
         max_chars: int = 200,
-        log_path: str | Path | None = None,
+        state_path: str | Path | None = None,
     ):
         self.lm, self.max_lines, self.max_chars = reflection_lm, max_lines, max_chars
         self.abilities = dict(abilities or {})
         self.propose = dspy.Predict(ProposeRules)
-        self.log_path = Path(log_path) if log_path else None
+        self.state_path = Path(state_path) if state_path else None
+        saved = (
+            read_json(self.state_path, "delete it to start the proposal log anew")
+            if self.state_path and self.state_path.exists()
+            else {}
+        )
         # every proposal: component, rule, status, reason
-        self.log: list[dict[str, str]] = read_jsonl(self.log_path) if self.log_path else []
-        self._queued: dict[str, list[str]] = {}
+        self.log: list[dict[str, str]] = saved.get("log", [])
+        self._queued: dict[str, list[str]] = saved.get("queued", {})
+
+    def on_state_saved(self, event: Any = None) -> None:
+        """GEPA saved its checkpoint: save the log and the queue beside it (see the class)."""
+        if self.state_path:
+            write_json(self.state_path, {"log": self.log, "queued": self._queued}, indent=1)
 
     def _record(self, entry: dict[str, str]) -> None:
         self.log.append(entry)
-        if self.log_path:
-            append_jsonl(self.log_path, entry)
 
     def _abilities(self, name: str) -> Abilities:
         return self.abilities.get(name) or (ACTOR_ABILITIES if role_of(name) == "actor" else WRITER_ABILITIES)
