@@ -91,12 +91,6 @@ def complete_lines(path: str | Path) -> list[bytes]:
     return complete.splitlines()
 
 
-def read_jsonl(path: str | Path) -> list[Any]:
-    """The entries of an ``append_jsonl`` file (``complete_lines``: a line cut short by a kill
-    is dropped)."""
-    return [json.loads(line) for line in complete_lines(path)]
-
-
 MANIFEST = "promptmem-manifest.json"
 
 
