@@ -19,7 +19,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from promptmem.evaluate import EvalConfig, make_eval_suite
+from promptmem.evaluate import run_streams
 from promptmem.files import write_json
 from promptmem.report.comparison import agent_results
 from promptmem.signals.hindsight import by_task, hindsight_labels
@@ -31,8 +31,7 @@ def writer_choices(run: Path) -> dict:
     settings = json.loads((run / "config.json").read_text())["eval"]
     if settings["writer"] != "select":
         raise SystemExit(f"{run}: a {settings['writer']} writer's run; this reads select-writer runs")
-    suite = make_eval_suite(EvalConfig(**settings))
-    streams = {stream.id: stream for stream in suite.streams(settings["streams"], seed=settings["seed"])}
+    suite, streams = run_streams(settings)
     count: Counter = Counter()
     for result in agent_results(run):
         labels = by_task(hindsight_labels(streams[result.stream_id], suite))

@@ -114,6 +114,14 @@ def make_eval_suite(config: EvalConfig) -> Suite:
     return build_suite(config.suite, SuiteOptions.of(config))
 
 
+def run_streams(settings: dict) -> tuple[Suite, dict[str, Stream]]:
+    """The suite and the streams (by id) of a finished run, from the ``eval`` settings its
+    ``config.json`` stores (settings this version does not know are left out)."""
+    config = EvalConfig(**{k: v for k, v in settings.items() if k in EvalConfig.__dataclass_fields__})
+    suite = make_eval_suite(config)
+    return suite, {stream.id: stream for stream in suite.streams(config.streams, seed=config.seed)}
+
+
 def check_memory_options(config: EvalConfig) -> None:
     """The options that choose promptmem's stores name one that exists (a ValueError if not)."""
     if config.store not in ("memory", "sqlite"):

@@ -8,7 +8,7 @@ import html
 import io
 from pathlib import Path
 
-from promptmem.evaluate import EvalConfig, make_eval_suite
+from promptmem.evaluate import run_streams
 from promptmem.files import RunDirError, read_json, write_text
 from promptmem.report.story import question_story, replay
 from promptmem.resume import finished_streams
@@ -53,12 +53,8 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
 
 
 def _run_section(name: str, config: dict, results: list[StreamResult]) -> str:
-    suite = make_eval_suite(
-        EvalConfig(**{k: v for k, v in config["eval"].items() if k in EvalConfig.__dataclass_fields__})
-    )
-    tasks = {
-        (s.id, t.id): t for s in suite.streams(config["eval"]["streams"], seed=config["eval"]["seed"]) for t in s.tasks
-    }
+    suite, streams = run_streams(config["eval"])
+    tasks = {(s.id, t.id): t for s in streams.values() for t in s.tasks}
     parts = [f"<h2>{html.escape(name)}: questions and notes</h2>"]
     for result in results:
         before, steps = replay(result)
