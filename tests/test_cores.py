@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,18 @@ from promptmem.lm.cores import (
     usable_cpus,
 )
 from promptmem.lm.llama_cpp import LlamaCppEngine
+
+
+def settled(pid: int, timeout: float = 10.0) -> None:
+    """Wait until ``pid`` has made its last exec (taskset and bash exec in turn, and /proc shows
+    an empty command line while an exec is under way): it runs ``sleep`` under the llama name."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        comm = Path(f"/proc/{pid}/comm").read_text().strip()
+        if comm == "sleep" and Path(f"/proc/{pid}/cmdline").read_bytes().startswith(b"llama-server"):
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"pid {pid} never became the dummy llama-server")
 
 
 @pytest.fixture
@@ -43,10 +56,7 @@ def rival():
     )
     pid = int(started.stdout.split()[-1])
     try:
-        for _ in range(100):  # until exec has renamed it
-            if "llama-server" in Path(f"/proc/{pid}/cmdline").read_text(errors="replace"):
-                break
-            os.sched_yield()
+        settled(pid)
         yield pid, cpu
     finally:
         os.kill(pid, signal.SIGKILL)
@@ -68,10 +78,7 @@ def test_a_local_model_on_the_same_cores_is_warned_about(rival, caplog):
 def test_this_process_and_its_children_are_no_rivals():
     child = subprocess.Popen(["bash", "-c", 'exec -a "llama-server -m own.gguf" sleep 30'])
     try:
-        for _ in range(100):
-            if "llama-server" in Path(f"/proc/{child.pid}/cmdline").read_text(errors="replace"):
-                break
-            os.sched_yield()
+        settled(child.pid)
         assert child.pid not in [p for p, _, _ in rival_processes()]
         assert os.getpid() not in [p for p, _, _ in rival_processes()]
     finally:
