@@ -7,6 +7,11 @@ held-out streams, with paired statistics (``comparison.json``'s ``paired``).
         --out benchmarks/results/demos_writer.json                          # writer demos alone
     python benchmarks/demos.py --data benchmarks/data/household_train.jsonl \\
         --held-out benchmarks/data/household_heldout.jsonl --out benchmarks/results/demos_household.json
+    python benchmarks/demos.py --lm local:qwen2.5-coder-1.5b --max-tokens 160 --threads 1 --target stated \\
+        --data benchmarks/data/household_train.jsonl --held-out benchmarks/data/household_heldout.jsonl \\
+        --runs runs/bench-demos-household-stated --out benchmarks/results/demos_household_stated.json
+--target picks the keep-lists the demos show (``signals.hindsight.TARGETS``): what later questions
+needed, or every statement of a fact the world tracks too.
 Writes benchmarks/results/demos.json (runs kept under --runs: a rerun resumes).
 """
 
@@ -31,6 +36,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lm", default="local:qwen2.5-coder-0.5b")
     parser.add_argument("--threads", type=int, default=None, help="CPU threads of the local model")
+    parser.add_argument("--max-tokens", type=int, default=256, help="completion limit per LM call")
+    parser.add_argument("--target", choices=("needed", "stated"), default="needed", help="the demos' keep-lists")
     parser.add_argument("--demos", type=int, default=4, help="demos per role")
     parser.add_argument("--roles", default="writer,actor", help="the roles that get demos: writer, actor or both")
     parser.add_argument("--data", default=None, help="JSONL training streams (default: synthetic)")
@@ -44,26 +51,27 @@ def main() -> None:
     args = parser.parse_args()
     if args.data:
         train_suite = make_suite("jsonl", path=args.data)
-        train, held_out = train_suite.streams(args.train), {"suite": "jsonl", "data": args.held_out, "seed": 0}
+        held_out = {"suite": "jsonl", "data": str(Path(args.held_out).resolve()), "seed": 0, "tasks": None}
+        train = train_suite.streams(args.train)
     else:
         train_suite = make_suite("synthetic", tasks=args.tasks)
         train, held_out = train_suite.streams(args.train, seed=args.seed), {"tasks": args.tasks, "seed": args.seed + 1}
     roles = set(args.roles.split(","))
     if roles - {"writer", "actor"}:
         parser.error(f"--roles: writer, actor or writer,actor (got {args.roles!r})")
-    demos = hindsight_demos(train, train_suite, train_suite.notes_budget, args.demos)
+    demos = hindsight_demos(train, train_suite, train_suite.notes_budget, args.demos, args.target)
     demos = {role: examples if role in roles else [] for role, examples in demos.items()}
     runs = Path(args.runs)
-    program = runs / "seed_demos.json"
+    program = runs / f"seed_demos_{args.target}.json"
     runs.mkdir(parents=True, exist_ok=True)
     save_agent(with_demos(build_agent("seed", writer="select"), demos), program)
-    lm_config = LMConfig(spec=args.lm, threads=args.threads)
+    lm_config = LMConfig(spec=args.lm, max_tokens=args.max_tokens, threads=args.threads)
     lm = make_lm(lm_config)
     entries = [
         Entry(
             label, EvalConfig(agent=agent, writer="select", streams=args.streams, threads=1, **held_out), lm_config, lm
         )
-        for label, agent in (("seed", "seed"), ("seed + demos", str(program)))
+        for label, agent in (("seed", "seed"), (f"seed + {args.target} demos", str(program)))
     ]
     start = time.perf_counter()
     rows = compare(entries, runs, first="select writer")
@@ -73,6 +81,7 @@ def main() -> None:
         "train": [s.id for s in train],
         "held_out": held_out | {"streams": args.streams},
         "roles": sorted(roles),
+        "target": args.target,
         "demos": {role: [example.toDict() for example in examples] for role, examples in demos.items()},
         "wall_seconds_this_invocation": round(time.perf_counter() - start, 1),
         "rows": rows,

@@ -31,6 +31,8 @@ recall gain, seconds per task ratio, flat share) and the settings.
         --out benchmarks/results/distill_hindsight_synthetic_mixed.json
     python benchmarks/distill.py --world household --hindsight-streams 12 --out-run runs/bench-hindsight-household-h12 \\
         --out benchmarks/results/distill_hindsight_household_h12.json
+    python benchmarks/distill.py --world household --hindsight-streams 8 --hindsight-target stated \
+        --out-run runs/bench-hindsight-household-stated --out benchmarks/results/distill_hindsight_household_stated.json
     python benchmarks/distill.py --pipeline teacher --student qwen-0.5b --grpo-steps 40
 """
 
@@ -144,6 +146,12 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--test-streams", type=int)
     parser.add_argument("--samples", type=int, default=1, help="rejection sampling: teacher samples per traced call")
     parser.add_argument("--hindsight-share", type=float, help="writer SFT targets: 1 hindsight, 0 the teacher's")
+    parser.add_argument(
+        "--hindsight-target",
+        choices=("needed", "stated"),
+        default="needed",
+        help="hindsight keep-lists: what later questions needed | every statement of a tracked fact too",
+    )
     parser.add_argument("--actor-samplers", help='actor rows on hindsight notes sampled from; "" for none')
     parser.add_argument("--actor-samples", type=int, help="answers tried per question and model")
     parser.add_argument("--min-actor-score", type=float, help="an actor row's least score (1: right answers)")
@@ -185,6 +193,7 @@ def main() -> None:
         discovery_weight=0.0,  # no writer call per sampled answer (CPU budget)
         samples=args.samples,
         hindsight_share=args.hindsight_share,
+        hindsight_target=args.hindsight_target,
         actor_samplers=tuple(m for m in args.actor_samplers.split(",") if m),
         actor_samples=args.actor_samples,
         min_actor_score=args.min_actor_score,

@@ -42,6 +42,7 @@ from promptmem.lm.specs import HF_PREFIX, LOCAL_PREFIX, LMConfig, adapter_for, l
 from promptmem.options import option
 from promptmem.report.comparison import Entry, compare
 from promptmem.rundir import holds_run_dir
+from promptmem.signals.hindsight import TARGETS
 from promptmem.signals.hindsight_rows import writer_rows
 from promptmem.signals.role_rewards import check_writer_reward
 
@@ -97,6 +98,10 @@ class DistillConfig:
         min=0.0,
         max=1.0,
     )
+    hindsight_target: str = option(
+        "needed",
+        "Select writer: what its hindsight keep-lists (SFT targets, the notes the actor rows are sampled on, the GRPO reward) keep: needed (only the statements a later question of the training stream needed) | stated (also every statement of a fact the world tracks, Suite.stated: counts, holders, dates, not the chatter; suites that list none, LoCoMo, keep the needed ones).",
+    )
     actor_samplers: tuple[str, ...] = option(
         ("teacher", "student"),
         'Actor SFT rows on the notes a writer that knew the future holds before each question needing memory (also where a newer look-alike sits nearer the question than the note with the answer): answers of these models, teacher | student (untrained), kept only when right; "": none.',
@@ -122,7 +127,7 @@ class DistillConfig:
     )
     waste_weight: float = option(
         0.5,
-        "Hindsight writer reward: weight of the budget share spent on statements no later question needed.",
+        "Hindsight writer reward: weight of the budget share spent on statements the --hindsight-target does not keep.",
         min=0.0,
     )
     format_weight: float = option(0.2, "GRPO weight of the format shaping reward.", cli=False)
@@ -164,6 +169,8 @@ def _check_options(config: DistillConfig, until: str) -> None:
     unknown = {role for roles in config.schedule for role in roles} - {"actor", "writer"}
     if unknown or not all(config.schedule):
         raise ValueError(f"a GRPO schedule is phases of roles (actor, writer), not {config.schedule!r}")
+    if config.hindsight_target not in TARGETS:
+        raise ValueError(f"--hindsight-target must be one of {', '.join(TARGETS)}, not {config.hindsight_target!r}")
     if set(config.actor_samplers) - {"teacher", "student"}:
         raise ValueError(f"--actor-samplers takes teacher and student, not {','.join(config.actor_samplers)!r}")
     if set(config.compare) - set(STUDENTS):
@@ -255,7 +262,14 @@ def distill(
     say("sft rows: hindsight writer targets, actor answers sampled on hindsight notes")
     (out / "hindsight").mkdir(exist_ok=True)
     hindsight = (
-        writer_rows(agent, labelled[: config.hindsight_streams or config.train_streams], suite, budget, STUDENT_FORMAT)
+        writer_rows(
+            agent,
+            labelled[: config.hindsight_streams or config.train_streams],
+            suite,
+            budget,
+            STUDENT_FORMAT,
+            config.hindsight_target,
+        )
         if isinstance(agent.writer, SelectWriter)
         else []
     )

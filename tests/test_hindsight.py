@@ -210,3 +210,52 @@ def test_a_write_with_nothing_needed_is_judged_by_its_waste_alone():
     labels = [label("t0", 0, 1, 300), label("t0", 0, 2, 20)]
     assert write_reward(labels, set(), budget=100) == 1.0
     assert write_reward(labels, {1}, budget=100, weight=0.25) == 0.75  # waste capped at the whole budget
+
+
+PANTRY = {
+    "stream_id": "pantry",
+    "tasks": [
+        {
+            "id": "t1",
+            "observation": "Pantry check:\n| honey | 6 | top |\n| nutmeg | 3 | top |\nAlso: Leila borrowed the projector.",
+            "question": None,
+            "meta": {"states": [{"value": "6", "subject": "honey"}, {"value": "Leila", "subject": "projector"}]},
+        },
+        {
+            "id": "t2",
+            "observation": "Nadia walked 5300 steps today. There are 4 bags of rice in the pantry.",
+            "question": None,
+            "meta": {"states": [{"value": "4", "subject": "rice"}]},
+        },
+        {
+            "id": "t3",
+            "observation": "",
+            "question": "How many jars of honey are left?",
+            "answer": ["6"],
+            "meta": {"subject": "honey", "revealed_in": "t1"},
+        },
+    ],
+}
+
+
+def test_tracked_statements_state_a_listed_fact_and_the_stated_target_keeps_them_all(tmp_path):
+    path = tmp_path / "pantry.jsonl"
+    path.write_text(json.dumps(PANTRY) + "\n")
+    suite = JsonlSuite(path)
+    labels = hindsight_labels(suite.streams(1)[0], suite)
+    tracked = {(x.task_id, x.number): (x.label, x.tracked) for x in labels}
+    assert tracked == {
+        ("t1", 1): ("never", False),  # the header
+        ("t1", 2): ("needed", True),  # honey: asked in t3
+        ("t1", 3): ("never", False),  # nutmeg: in the same table, but not a fact the world tracks
+        ("t1", 4): ("never", True),  # the projector: tracked, never asked
+        ("t2", 1): ("never", False),
+        ("t2", 2): ("never", True),
+    }
+    assert hindsight_keep(labels, budget=800) == {"t1": [2], "t2": []}  # t3 shows no statement
+    assert hindsight_keep(labels, budget=800, target="stated") == {"t1": [2, 4], "t2": [2]}
+    first = by_task(labels)["t1"]
+    assert write_reward(first, {2, 4}, budget=100, target="stated") == 1.0
+    assert write_reward(first, {2}, budget=100, target="stated") == 0.5  # half the wanted, no waste
+    projector = len(first[3].text)
+    assert write_reward(first, {2, 4}, budget=100) == pytest.approx(1.0 - 0.5 * projector / 100)  # waste for needed

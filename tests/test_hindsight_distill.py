@@ -127,6 +127,8 @@ def test_hindsight_targets_and_the_dense_reward_are_refused_for_other_writers_be
         distill(DistillConfig(writer="ops", hindsight_share=0.0), scripted, tmp_path / "b", lm=lm, until="traces")
     with pytest.raises(ValueError, match="--actor-samplers"):
         distill(DistillConfig(actor_samplers=("oracle",)), scripted, tmp_path / "c", lm=lm, until="traces")
+    with pytest.raises(ValueError, match="--hindsight-target must be one of needed, stated"):
+        distill(DistillConfig(hindsight_target="asked"), scripted, tmp_path / "g", lm=lm, until="traces")
     with pytest.raises(ValueError, match="--compare"):
         distill(DistillConfig(compare=("student+dpo",)), scripted, tmp_path / "d", lm=lm, until="traces")
     with pytest.raises(ValueError, match="streams synthetic-s4000-0, synthetic-s4000-1 are also held out"):

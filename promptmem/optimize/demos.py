@@ -29,14 +29,15 @@ class _Candidate:
     example: dspy.Example
 
 
-def _stream_candidates(index: int, stream: Stream, suite: Suite, budget: int) -> tuple[list, list]:
-    """Writer and actor demo candidates of one stream, from a hindsight-perfect select writer's replay."""
+def _stream_candidates(index: int, stream: Stream, suite: Suite, budget: int, target: str) -> tuple[list, list]:
+    """Writer and actor demo candidates of one stream, from the replay of a select writer that
+    keeps the hindsight keep-list of ``target``."""
     writer = []
-    for step in hindsight_replay(stream, suite, budget):
+    for step in hindsight_replay(stream, suite, budget, target):
         if step.keep and len(step.keep) < len(step.labels):
-            needed = sum(bool(label.needed_by) for label in step.labels)
+            wanted = sum(label.wanted(target) for label in step.labels)
             lines = numbered(statements(step.task.observation))
-            contrast = min(needed, len(step.labels) - needed)
+            contrast = min(wanted, len(step.labels) - wanted)
             writer.append(_Candidate(index, contrast, dspy.Example(lines=lines, keep=step.keep)))
     actor = [
         _Candidate(
@@ -49,7 +50,7 @@ def _stream_candidates(index: int, stream: Stream, suite: Suite, budget: int) ->
                 answer=case.step.task.answer[0],
             ),
         )
-        for case in actor_cases(stream, suite, budget)
+        for case in actor_cases(stream, suite, budget, target)
     ]
     return writer, actor
 
@@ -67,11 +68,14 @@ def _spread(candidates: list[_Candidate], k: int) -> list[dspy.Example]:
     return chosen
 
 
-def hindsight_demos(streams: list[Stream], suite: Suite, budget: int, k: int) -> dict[str, list[dspy.Example]]:
-    """Up to ``k`` writer demos and ``k`` actor demos from ``streams`` (training streams)."""
+def hindsight_demos(
+    streams: list[Stream], suite: Suite, budget: int, k: int, target: str = "needed"
+) -> dict[str, list[dspy.Example]]:
+    """Up to ``k`` writer demos and ``k`` actor demos from ``streams`` (training streams), keep-lists
+    of ``target`` (``signals.hindsight.TARGETS``)."""
     writer, actor = [], []
     for index, stream in enumerate(streams):
-        w, a = _stream_candidates(index, stream, suite, budget)
+        w, a = _stream_candidates(index, stream, suite, budget, target)
         writer, actor = writer + w, actor + a
     return {"writer": _spread(writer, k), "actor": _spread(actor, k)}
 

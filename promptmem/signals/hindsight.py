@@ -11,6 +11,13 @@ observation, numbered from 1 as shown) is labelled from the suite's evidence (``
   subject) as stale: a task after it (``updated_in``) changed the fact;
 - **never**: neither.
 
+Apart from the label, a statement is **tracked** when it states a fact the world keeps track of
+(``Suite.stated`` of its own task: a count, a holder, a date, not the chatter around it), asked
+later or not. Two keep-list targets follow: ``needed`` (only what a later question needed: a
+one-in-eight choice no writer can make without the future) and ``stated`` (every tracked
+statement, and whatever was needed: the distinction a writer can learn; suites that do not list
+their facts, LoCoMo, give the ``needed`` list).
+
 The labels read the answers of later questions: compute them on training streams only, never
 on held-out ones. One label set, three consumers: the select writer's GEPA feedback
 (``signals.select_feedback``), the SFT target (``hindsight_keep``) and the GRPO reward
@@ -27,6 +34,8 @@ from dataclasses import dataclass
 from promptmem.programs.select import statements
 from promptmem.recall import line_holds
 from promptmem.tasks import Fact, Stream, Suite, Task
+
+TARGETS = ("needed", "stated")  # what a hindsight keep-list keeps (see the module)
 
 _STOP = frozenset(
     "a an and are at by for he her his i in is it my of on or she the their they to was we were with".split()
@@ -47,8 +56,8 @@ class Need:
 @dataclass(frozen=True)
 class StatementLabel:
     """One shown statement: its task (id and index in the stream), its number as shown (from 1),
-    its text, the questions that needed it (earliest first) and the task that superseded it
-    ("" when none did)."""
+    its text, the questions that needed it (earliest first), the task that superseded it
+    ("" when none did) and whether it is tracked (see the module)."""
 
     task_id: str
     position: int
@@ -56,6 +65,7 @@ class StatementLabel:
     text: str
     needed_by: tuple[Need, ...] = ()
     superseded_in: str = ""
+    tracked: bool = False
 
     @property
     def label(self) -> str:
@@ -66,6 +76,10 @@ class StatementLabel:
     def last_need(self) -> int:
         """The stream index of the last question that needs it (-1: none)."""
         return max((self.position + need.after for need in self.needed_by), default=-1)
+
+    def wanted(self, target: str) -> bool:
+        """Whether a keep-list of ``target`` (``TARGETS``) keeps it."""
+        return bool(self.needed_by) or (target == "stated" and self.tracked)
 
 
 def question_kind(task: Task, suite: Suite) -> str:
@@ -111,6 +125,7 @@ def hindsight_labels(stream: Stream, suite: Suite) -> list[StatementLabel]:
             for n, text in enumerate(shown[p], 1):
                 if any(line_holds([text], fact) for fact in stale):
                     superseded.setdefault((p, n), first_after)
+    tracked = [suite.stated(task) for task in stream.tasks]
     return [
         StatementLabel(
             task.id,
@@ -119,6 +134,7 @@ def hindsight_labels(stream: Stream, suite: Suite) -> list[StatementLabel]:
             text,
             tuple(sorted(needs.get((p, n), ()), key=lambda need: need.after)),
             superseded.get((p, n), ""),
+            any(line_holds([text], fact) for fact in tracked[p]),
         )
         for p, task in enumerate(stream.tasks)
         for n, text in enumerate(shown[p], 1)
@@ -133,13 +149,14 @@ def by_task(labels: Sequence[StatementLabel]) -> dict[str, list[StatementLabel]]
     return dict(grouped)
 
 
-def hindsight_keep(labels: Sequence[StatementLabel], budget: int) -> dict[str, list[int]]:
+def hindsight_keep(labels: Sequence[StatementLabel], budget: int, target: str = "needed") -> dict[str, list[int]]:
     """What a writer that knew the future would keep: task id -> statement numbers, ascending.
 
     Rule: tasks in order; at each write the room left is ``budget`` minus the characters of the
     statements kept before that a question after this task still needs; this task's needed
     statements are taken most needs per character first (ties: the first shown) and kept while
-    they fit. Statements whose last question has come free their room."""
+    they fit. Statements whose last question has come free their room. ``target`` "stated"
+    also keeps every tracked statement (the buffer drops the oldest notes when they overflow)."""
     keep: dict[str, list[int]] = {}
     held: list[StatementLabel] = []
     for task_id, group in by_task(labels).items():
@@ -153,16 +170,19 @@ def hindsight_keep(labels: Sequence[StatementLabel], budget: int) -> dict[str, l
                 chosen.append(label)
                 room -= len(label.text)
         held += chosen
-        keep[task_id] = sorted(label.number for label in chosen)
+        extra = [g for g in group if target == "stated" and g.tracked and g not in chosen]
+        keep[task_id] = sorted(label.number for label in chosen + extra)
     return keep
 
 
-def write_reward(labels: Sequence[StatementLabel], kept: Collection[int], budget: int, weight: float = 0.5) -> float:
+def write_reward(
+    labels: Sequence[StatementLabel], kept: Collection[int], budget: int, weight: float = 0.5, target: str = "needed"
+) -> float:
     """The dense reward of one write, from the labels of the statements it was shown and the
-    numbers it kept: the share of the needed statements kept (1.0 when none was needed) minus
-    ``weight`` × the share of the budget taken by kept statements no later question needs
-    (superseded or never; capped at the whole budget)."""
-    needed = [label for label in labels if label.needed_by]
-    recall = sum(label.number in kept for label in needed) / len(needed) if needed else 1.0
-    waste = sum(len(label.text) for label in labels if label.number in kept and not label.needed_by)
+    numbers it kept: the share of the statements ``target`` wants kept (``StatementLabel.wanted``;
+    1.0 when it wants none) minus ``weight`` × the share of the budget taken by kept statements it
+    does not want (for "needed": superseded or never; capped at the whole budget)."""
+    wanted = [label for label in labels if label.wanted(target)]
+    recall = sum(label.number in kept for label in wanted) / len(wanted) if wanted else 1.0
+    waste = sum(len(label.text) for label in labels if label.number in kept and not label.wanted(target))
     return recall - weight * min(1.0, waste / budget)

@@ -2,8 +2,10 @@
 only, never on held-out ones.
 
 - ``hindsight_replay``: a select writer that knew the stream's future, task by task: it keeps
-  each task's hindsight keep-list in the select writer's recency buffer. Per task: the notes
-  before it, the labels of its statements and the numbers kept. No model runs.
+  each task's hindsight keep-list (of a target of ``hindsight.TARGETS``: what later questions
+  needed, or every tracked statement too) in the select writer's recency buffer. Per task: the
+  notes before it, the labels of its statements and the numbers kept. No model runs. Every
+  function below takes the ``target`` and replays with it.
 - ``writer_rows``: one SFT row per select-writer call, its prompt exactly as the writer is shown
   it (rendered by the adapter the student is trained and run with), its target the hindsight
   keep-list. A task where nothing shown was needed later has none (the local grammar makes every
@@ -47,10 +49,10 @@ class ReplayStep:
     keep: list[int]
 
 
-def hindsight_replay(stream: Stream, suite: Suite, budget: int) -> Iterator[ReplayStep]:
-    """The replay of a select writer that keeps the hindsight keep-list (see the module)."""
+def hindsight_replay(stream: Stream, suite: Suite, budget: int, target: str = "needed") -> Iterator[ReplayStep]:
+    """The replay of a select writer that keeps the hindsight keep-list of ``target`` (see the module)."""
     labels = hindsight_labels(stream, suite)
-    keep, groups = hindsight_keep(labels, budget), by_task(labels)
+    keep, groups = hindsight_keep(labels, budget, target), by_task(labels)
     memory = InMemoryStore(budget)
     for position, task in enumerate(stream.tasks):
         kept = keep.get(task.id, [])
@@ -80,7 +82,9 @@ def _row(role: str, predictor: str, stream_id: str, step: ReplayStep, chat: tupl
     )
 
 
-def writer_rows(agent, streams: Sequence[Stream], suite: Suite, budget: int, adapter: dspy.Adapter) -> list[TraceRow]:
+def writer_rows(
+    agent, streams: Sequence[Stream], suite: Suite, budget: int, adapter: dspy.Adapter, target: str = "needed"
+) -> list[TraceRow]:
     """The select writer's SFT rows with hindsight targets (see the module); ``agent.writer``
     must be a ``SelectWriter`` (its instructions and demos are part of the prompt)."""
     if not isinstance(agent.writer, SelectWriter):
@@ -89,7 +93,7 @@ def writer_rows(agent, streams: Sequence[Stream], suite: Suite, budget: int, ada
     name = next(name for name, p in agent.named_predictors() if p is predictor)
     rows = []
     for stream in streams:
-        for step in hindsight_replay(stream, suite, budget):
+        for step in hindsight_replay(stream, suite, budget, target):
             found = statements(step.task.observation)
             if not found or not step.keep:
                 continue
@@ -125,11 +129,11 @@ class ActorCase:
     budget: int
 
 
-def actor_cases(stream: Stream, suite: Suite, budget: int) -> list[ActorCase]:
+def actor_cases(stream: Stream, suite: Suite, budget: int, target: str = "needed") -> list[ActorCase]:
     """Every question of ``stream`` whose answer the suite knows, needs memory, and is in the
     notes the hindsight replay holds before it."""
     cases, kinds = [], {}  # kinds: statement text -> kinds of the questions that needed it
-    for step in hindsight_replay(stream, suite, budget):
+    for step in hindsight_replay(stream, suite, budget, target):
         evidence = suite.evidence(step.task) if step.task.is_question else None
         notes = step.before.notes
         holding = (

@@ -68,8 +68,9 @@ def check_writer_reward(agent, writer_reward: str) -> None:
 class RoleRewards:
     """A TRL reward function over a dataset whose ``row`` column indexes ``rows``.
     ``adapter`` reads the student's completions; the reward LM (``lm``) re-rolls the
-    pipeline under ``run_adapter`` (default: the same). ``waste_weight``: the hindsight writer
-    reward's weight of the budget spent on statements no later question needed."""
+    pipeline under ``run_adapter`` (default: the same). ``waste_weight`` and ``hindsight_target``:
+    the hindsight writer reward's weight of the budget spent on statements its target does not
+    want, and that target (``hindsight.write_reward``)."""
 
     __name__ = "role_reward"  # TRL logs each reward function under its name
 
@@ -89,6 +90,7 @@ class RoleRewards:
         judge: DiscoveryFn | None = None,
         writer_reward: str = "recall",
         waste_weight: float = 0.5,
+        hindsight_target: str = "needed",
     ):
         if any(r.role == "writer" for r in rows):
             check_writer_reward(agent, writer_reward)
@@ -98,6 +100,7 @@ class RoleRewards:
         self.signatures = {name: p.signature for name, p in agent.named_predictors()}
         self.horizon, self.discovery_weight, self.parse_penalty = horizon, discovery_weight, parse_penalty
         self.judge, self.writer_reward, self.waste_weight = judge, writer_reward, waste_weight
+        self.hindsight_target = hindsight_target
         self._labels: dict[str, dict[str, list[StatementLabel]]] = {}
 
     def __call__(self, prompts, completions, row, **_) -> list[float]:
@@ -157,7 +160,8 @@ class RoleRewards:
             self._labels[row.stream_id] = by_task(hindsight_labels(self.streams[row.stream_id], self.suite))
         labels = self._labels[row.stream_id].get(row.task_id, [])
         unknown = set(keep) - {label.number for label in labels}
-        return write_reward(labels, set(keep), row.budget, self.waste_weight) - (self.parse_penalty if unknown else 0.0)
+        reward = write_reward(labels, set(keep), row.budget, self.waste_weight, self.hindsight_target)
+        return reward - (self.parse_penalty if unknown else 0.0)
 
     def _writer_reward(self, row: TraceRow, fields: dict | None) -> float:
         if self.writer_reward == "hindsight":
