@@ -270,3 +270,9 @@ def test_a_second_run_into_a_held_run_directory_is_refused(tmp_path):
     with run_lock(tmp_path), pytest.raises(RunDirError, match="in use by another run"):
         run(tmp_path, reflection_lm())
     assert not (tmp_path / "config.json").exists()
+
+
+def test_an_unknown_demos_target_is_refused_before_any_work(tmp_path):
+    with pytest.raises(ValueError, match="unknown --demos-target 'asked'; known: needed, stated"):
+        run(tmp_path, reflection_lm(), replace(CONFIG, writer="select", demos=2, demos_target="asked"))
+    assert not (tmp_path / "config.json").exists()

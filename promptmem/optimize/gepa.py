@@ -33,6 +33,7 @@ from promptmem.report.comparison import Entry, compare
 from promptmem.roles import Abilities, role_of
 from promptmem.rundir import holds_run_dir
 from promptmem.runner import run_stream
+from promptmem.signals.hindsight import TARGETS
 from promptmem.signals.select_feedback import selection_feedback
 from promptmem.suites import SUITES, SuiteOptions, build_suite, suite_type
 from promptmem.tasks import Stream, Suite
@@ -76,6 +77,11 @@ class OptimizeConfig:
         help="Also compare held out with K few-shot demonstrations per role, labelled in hindsight on the train "
         "streams (select writer: what later questions needed; actor: right answers from such notes), added to "
         "the seed and to the optimized program.",
+    )
+    demos_target: str = option(
+        "needed",
+        help="What the writer demos keep (and the actor demos' notes hold): needed (what later questions needed) "
+        "| stated (also every statement of a fact the world tracks, where the suite lists them).",
     )
     warm_start: str = option(
         "seed",
@@ -342,6 +348,8 @@ def optimize(
     compare on held-out streams."""
     out = Path(out)
     gepa_budget = _gepa_budget(config.budget)
+    if config.demos_target not in TARGETS:
+        raise ValueError(f"unknown --demos-target {config.demos_target!r}; known: {', '.join(TARGETS)}")
     suite, train, val, split = split_streams(config)
     budget = config.notes_budget or suite.notes_budget
     lm = lm or make_lm(lm_config)
@@ -382,7 +390,7 @@ def optimize(
     changed = summary["optimized_instructions"] != summary["seed_instructions"]
     programs = [("seed", config.agent)] + ([("optimized", str(out / "program.json"))] if changed else [])
     if config.demos:  # the second lever, alone (seed + demos) and after GEPA's instructions
-        demos = hindsight_demos(train, suite, budget, config.demos)
+        demos = hindsight_demos(train, suite, budget, config.demos, config.demos_target)
         for label, _ in list(programs):
             path = out / f"{label}_demos.json"
             save_agent(with_demos(agent if label == "seed" else optimized.agent, demos), path)
