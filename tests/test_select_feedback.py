@@ -116,3 +116,35 @@ def test_gepa_shows_a_select_writer_its_statements_first_and_other_writers_nothi
     assert 't00: dropped [2] "INFO billing-api listens on port 8642"' in "\n".join(writer)
     other = dspy.Prediction(result=result, suite=SyntheticSuite(), selects=False)
     assert "dropped" not in continual_metric(gold, other, pred_name="agent.writer.predict").feedback.lower()
+
+
+def test_kept_statements_that_state_no_tracked_fact_are_counted_apart_where_the_suite_lists_facts(tmp_path):
+    import json
+
+    from promptmem.suites import JsonlSuite
+
+    tasks = [
+        {
+            "id": "t1",
+            "observation": "Pantry check:\n| honey | 6 | top |\nAlso: Leila borrowed the projector.",
+            "question": None,
+            "meta": {"states": [{"value": "6", "subject": "honey"}, {"value": "Leila", "subject": "projector"}]},
+        },
+        {"id": "t2", "observation": "", "question": "How much honey?", "answer": ["6"], "meta": {"subject": "honey"}},
+    ]
+    path = tmp_path / "pantry.jsonl"
+    path.write_text(json.dumps({"stream_id": "p", "tasks": tasks}) + "\n")
+    suite = JsonlSuite(path)
+    stream = suite.streams(1)[0]
+    kept = [
+        add("Pantry check:", "n1"),
+        add("| honey | 6 | top |", "n2"),
+        add("Also: Leila borrowed the projector.", "n3"),
+    ]
+    records = [record(stream.tasks[0], kept), record(stream.tasks[1], [])]
+    result = StreamResult("p", "seed", records, [{"step": "t1", **op} for op in kept], [])
+    assert selection_feedback(stream, result, suite) == [
+        'Kept 2 statements no later question needed (48 characters), e.g. "Pantry check:"; '
+        '"Also: Leila borrowed the projector.".',
+        'Of those, 1 statement states no fact this world keeps track of (13 characters), e.g. "Pantry check:".',
+    ]

@@ -3,7 +3,9 @@
 A writer that chooses statements (the select writer) can change only which statements it keeps,
 so its feedback names statements: each dropped one a later question needed (quoted, with the
 question and how many tasks later), each kept one pushed out of the budget before its question
-(with what the notes held instead), and the kept ones no later question needed. The first lines
+(with what the notes held instead), and the kept ones no later question needed (those that state
+no fact the world tracks, ``StatementLabel.tracked``, counted apart where the suite lists its
+facts: a header or chatter is never worth its room). The first lines
 aggregate them by what the suite knows of each question (``hindsight.question_kind``), so a
 reflection model sees the pattern ("dropped 6 about port, asked 3-9 tasks later"). Training
 streams only: the labels read the answers of later questions.
@@ -118,6 +120,14 @@ def selection_feedback(stream: Stream, result: StreamResult, suite: Suite, examp
             f"characters{f'; {superseded} superseded by a later change' if superseded else ''}), "
             f"e.g. {'; '.join(map(_quote, distinct))}."
         )
+        untracked = [x for x in unneeded if not x.tracked]
+        if untracked and any(suite.stated(task) for task in stream.tasks):
+            chatter = list(dict.fromkeys(x.text for x in untracked))[:examples]
+            lines.append(
+                f"Of those, {_statements(len(untracked))} {'states' if len(untracked) == 1 else 'state'} no fact "
+                "this world keeps track of "
+                f"({sum(len(x.text) for x in untracked)} characters), e.g. {'; '.join(map(_quote, chatter))}."
+            )
     lines += [
         f"{x.task_id}: dropped [{x.number}] {_quote(x.text)}; {x.needed_by[0].question_id} asked "
         f"{_quote(x.needed_by[0].question)} {_later([x.needed_by[0].after])}."
