@@ -137,6 +137,7 @@ TABLES = {
     "optimize_select": lambda: optimize("optimize_select"),
     "demos": lambda: comparison("demos"),
     "demos_writer": lambda: comparison("demos_writer"),
+    "demos_household_stated": lambda: comparison("demos_household_stated"),
     "optimize_select_warm": lambda: comparison("optimize_select_warm", "test"),
     "optimize_select_warm_proposals": lambda: proposals("optimize_select_warm"),
     "optimize_select_warm_instructions": lambda: instructions("optimize_select_warm"),
