@@ -173,7 +173,14 @@ def distill_sampling() -> str:
 
 
 def writer_choices(name: str) -> str:
-    """``benchmarks/writer_choices.py``'s rows: what each select writer kept, judged in hindsight."""
+    """``benchmarks/writer_choices.py``'s rows: what each select writer kept, judged in hindsight
+    (files that record it: the tracked statements kept, and the tracked share of what was kept)."""
+    rows = load(name)
+    tracked = all(row.get("tracked_recall") is not None for row in rows.values())
+
+    def of(recall, total) -> str:
+        return f"{recall:.2f} of {total}" if recall is not None else "–"
+
     return table(
         [
             "writer",
@@ -181,6 +188,7 @@ def writer_choices(name: str) -> str:
             "statements shown / write",
             "kept / write",
             "needed ones kept",
+            *(["tracked ones kept", "kept: tracked"] * tracked),
             "kept: needed / superseded / never",
         ],
         [
@@ -189,9 +197,13 @@ def writer_choices(name: str) -> str:
                 str(row["writes"]),
                 f"{row['shown_per_write']:.1f}",
                 f"{row['kept_per_write']:.1f}",
-                f"{row['write_recall']:.2f} of {row['needed_statements']}" if row["write_recall"] is not None else "–",
+                of(row["write_recall"], row["needed_statements"]),
+                *(
+                    [of(row.get("tracked_recall"), row.get("tracked_statements")), f"{row.get('kept_tracked', 0):.2f}"]
+                    * tracked
+                ),
                 " / ".join(f"{row['kept'][k]:.2f}" for k in ("needed", "superseded", "never")),
             ]
-            for label, row in load(name).items()
+            for label, row in rows.items()
         ],
     )

@@ -5,8 +5,9 @@ later answers of the run's own streams, so this describes what a writer did on h
 streams; it trains nothing. For each eval run directory of a select-writer agent (a
 `promptmem eval --writer select` run, or a row of a comparison such as a distill run's
 ``eval/teacher`` and ``eval/student+grpo``): the statements shown and kept per write, the
-share of the statements a later question needed that the writer kept (write recall), and what
-its kept statements were (needed by a later question, superseded, never needed).
+share of the statements a later question needed that the writer kept (write recall), the share of
+the statements of facts the world tracks that it kept (where the suite lists them), and what its
+kept statements were (needed by a later question, superseded, never needed; tracked).
 
     python benchmarks/writer_choices.py runs/bench-hindsight-household-h12/eval/teacher \\
         runs/bench-hindsight-household-h12/eval/student+grpo --out benchmarks/results/writer_choices_household_h12.json
@@ -41,6 +42,7 @@ def writer_choices(run: Path) -> dict:
             kept = [label for label in shown if label.text in added]
             count.update(writes=bool(shown), shown=len(shown), kept=len(kept))
             count.update(needed=sum(label.label == "needed" for label in shown))
+            count.update(tracked=sum(label.tracked for label in shown), kept_tracked=sum(x.tracked for x in kept))
             count.update(f"kept {label.label}" for label in kept)
     writes = max(count["writes"], 1)
     return {
@@ -49,6 +51,9 @@ def writer_choices(run: Path) -> dict:
         "kept_per_write": round(count["kept"] / writes, 2),
         "needed_statements": count["needed"],
         "write_recall": round(count["kept needed"] / count["needed"], 3) if count["needed"] else None,
+        "tracked_statements": count["tracked"],
+        "tracked_recall": round(count["kept_tracked"] / count["tracked"], 3) if count["tracked"] else None,
+        "kept_tracked": round(count["kept_tracked"] / max(count["kept"], 1), 3),
         "kept": {
             label: round(count[f"kept {label}"] / max(count["kept"], 1), 3)
             for label in ("needed", "superseded", "never")
