@@ -29,6 +29,7 @@ from promptmem.files import write_json
 from promptmem.lm.specs import LMConfig, make_lm
 from promptmem.optimize.demos import hindsight_demos, with_demos
 from promptmem.report.comparison import Entry, compare
+from promptmem.signals.hindsight import TARGETS
 from promptmem.suites import make_suite
 
 
@@ -37,7 +38,7 @@ def main() -> None:
     parser.add_argument("--lm", default="local:qwen2.5-coder-0.5b")
     parser.add_argument("--threads", type=int, default=None, help="CPU threads of the local model")
     parser.add_argument("--max-tokens", type=int, default=256, help="completion limit per LM call")
-    parser.add_argument("--target", choices=("needed", "stated"), default="needed", help="the demos' keep-lists")
+    parser.add_argument("--target", choices=TARGETS, default="needed", help="the demos' keep-lists")
     parser.add_argument("--demos", type=int, default=4, help="demos per role")
     parser.add_argument("--roles", default="writer,actor", help="the roles that get demos: writer, actor or both")
     parser.add_argument("--data", default=None, help="JSONL training streams (default: synthetic)")

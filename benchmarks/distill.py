@@ -31,7 +31,7 @@ recall gain, seconds per task ratio, flat share) and the settings.
         --out benchmarks/results/distill_hindsight_synthetic_mixed.json
     python benchmarks/distill.py --world household --hindsight-streams 12 --out-run runs/bench-hindsight-household-h12 \\
         --out benchmarks/results/distill_hindsight_household_h12.json
-    python benchmarks/distill.py --world household --hindsight-streams 8 --hindsight-target stated \
+    python benchmarks/distill.py --world household --hindsight-streams 8 --hindsight-target stated \\
         --out-run runs/bench-hindsight-household-stated --out benchmarks/results/distill_hindsight_household_stated.json
     python benchmarks/distill.py --pipeline teacher --student qwen-0.5b --grpo-steps 40
 """
@@ -48,6 +48,7 @@ from promptmem.distill.pipeline import DistillConfig, distill
 from promptmem.distill.training import TrainConfig
 
 from promptmem.lm.specs import LMConfig
+from promptmem.signals.hindsight import TARGETS
 
 DATA = Path(__file__).parent / "data"
 WORLDS = {
@@ -148,7 +149,7 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--hindsight-share", type=float, help="writer SFT targets: 1 hindsight, 0 the teacher's")
     parser.add_argument(
         "--hindsight-target",
-        choices=("needed", "stated"),
+        choices=TARGETS,
         default="needed",
         help="hindsight keep-lists: what later questions needed | every statement of a tracked fact too",
     )

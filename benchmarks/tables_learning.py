@@ -198,10 +198,7 @@ def writer_choices(name: str) -> str:
                 f"{row['shown_per_write']:.1f}",
                 f"{row['kept_per_write']:.1f}",
                 of(row["write_recall"], row["needed_statements"]),
-                *(
-                    [of(row.get("tracked_recall"), row.get("tracked_statements")), f"{row.get('kept_tracked', 0):.2f}"]
-                    * tracked
-                ),
+                *([of(row["tracked_recall"], row["tracked_statements"]), f"{row['kept_tracked']:.2f}"] * tracked),
                 " / ".join(f"{row['kept'][k]:.2f}" for k in ("needed", "superseded", "never")),
             ]
             for label, row in rows.items()
