@@ -24,8 +24,9 @@ from promptmem.files import write_json
 from promptmem.lm.specs import LMConfig, adapter_for, is_local, make_lm
 from promptmem.metrics import stream_recall
 from promptmem.optimize.demos import hindsight_demos, with_demos
+from promptmem.optimize.examples import gepa_examples, split_streams
 from promptmem.optimize.proposer import CompactProposer
-from promptmem.optimize.windows import cut_windows, warm_memory
+from promptmem.optimize.windows import warm_memory
 from promptmem.options import option
 from promptmem.programs.agent import SEED_AGENT, MemoryAgent, in_process, resolve_agent, save_agent, writer_help
 from promptmem.programs.select import SelectWriter
@@ -35,7 +36,7 @@ from promptmem.rundir import holds_run_dir
 from promptmem.runner import run_stream
 from promptmem.signals.hindsight import TARGETS
 from promptmem.signals.select_feedback import selection_feedback
-from promptmem.suites import SUITES, SuiteOptions, build_suite, suite_type
+from promptmem.suites import SUITES, suite_type
 from promptmem.tasks import Stream, Suite
 
 AUTO_BUDGETS = ("light", "medium", "heavy")
@@ -274,62 +275,6 @@ def _compare(config: OptimizeConfig, lm_config: LMConfig, out: Path, lm, program
         for label, agent in programs
     ]
     return compare(entries, out, runs=out / "test")
-
-
-def split_streams(config: OptimizeConfig) -> tuple[Suite, list[Stream], list[Stream], dict]:
-    """The suite whose streams the GEPA examples come from, the train and val streams the
-    windows are cut from, and the split as written to ``split.json``. A generated suite:
-    streams of ``stream_tasks`` (train seed, val seed+1, held-out test seed+2). A suite
-    ``from_file``: the first ``train`` streams, the next ``val``, then ``test`` held-out streams;
-    a file holding fewer streams than that is a ValueError."""
-    if not suite_type(config.suite).from_file:
-        suite = build_suite(config.suite, SuiteOptions(tasks=config.stream_tasks or config.test_tasks))
-        train, val = suite.streams(config.train, seed=config.seed), suite.streams(config.val, seed=config.seed + 1)
-        seeds = {"train_seed": config.seed, "val_seed": config.seed + 1, "test_seed": config.seed + 2}
-        return suite, train, val, {**seeds, "train": [s.id for s in train], "val": [s.id for s in val]}
-    suite = build_suite(config.suite, SuiteOptions(data=config.data))
-    wanted = config.train + config.val + config.test
-    streams = suite.streams(wanted)
-    if len(streams) < wanted:
-        raise ValueError(
-            f"{config.data} holds {len(streams)} streams; optimize needs {wanted} disjoint ones "
-            f"(--train {config.train} --val {config.val} --test {config.test}): lower them or add streams"
-        )
-    train, val = streams[: config.train], streams[config.train : config.train + config.val]
-    split = {
-        "train": [s.id for s in train],
-        "val": [s.id for s in val],
-        "test": [s.id for s in streams[len(train) + len(val) :]],
-    }
-    return suite, train, val, split
-
-
-def gepa_examples(
-    config: OptimizeConfig, agent, suite: Suite, budget: int, train, val, out: Path
-) -> tuple[list, list, dict]:
-    """Train and val examples: windows of ``config.window`` tasks cut from the streams, warm
-    started from the seed program's notes (``warm_start="seed"``; computed once, kept under
-    ``out/warm/``) or from no notes; and what ``split.json`` records of them."""
-    if config.warm_start not in ("seed", "none"):
-        raise ValueError(f"unknown --warm-start {config.warm_start!r}; known: seed, none")
-    reference = agent if config.warm_start == "seed" else None
-    act = config.objective != "recall"
-    cut = {
-        name: cut_windows(
-            streams, config.window, suite=suite, budget=budget, reference=reference, cache=out / "warm" / name, act=act
-        )
-        for name, streams in (("train", train), ("val", val))
-    }
-    info = {
-        "window": config.window,
-        "warm_start": config.warm_start,
-        **{f"{name}_windows": len(ws) for name, ws in cut.items()},
-        # each window: [id, position in its stream, characters of notes it starts with]
-        "windows": {
-            name: [[w.stream.id, w.position, sum(len(n.text) for n in w.notes)] for w in ws] for name, ws in cut.items()
-        },
-    }
-    return [w.example() for w in cut["train"]], [w.example() for w in cut["val"]], info
 
 
 def _proposals(options: dict, results) -> dict:
