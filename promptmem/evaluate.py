@@ -71,7 +71,10 @@ class EvalConfig:
         None, "locomo: ask an evenly spaced sample of N questions per conversation (a cheaper run).", min=1
     )
     threads: int = option(
-        4, "Streams run in parallel threads (hosted LMs; a local model serves one call at a time).", min=1
+        4,
+        "Streams run in parallel threads (hosted LMs; a local model serves one call at a time).",
+        min=1,
+        pace=True,
     )
     store: str = option(
         "memory", "Notes store: memory (in-process) | sqlite (OUT/memory/*.db, inspect with `promptmem memory`)."

@@ -11,7 +11,7 @@ import os
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, is_dataclass
+from dataclasses import asdict, fields, is_dataclass
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -134,6 +134,29 @@ def _with_defaults(stored: dict, defaults: dict) -> dict:
     return filled
 
 
+def _paced(value) -> dict:
+    """The fields of a config dataclass declared ``option(pace=True)``, nested as ``_as_stored``
+    nests them (``{"threads": None, "lm": {"timeout": None}}``)."""
+    found = {}
+    for field in fields(value):
+        inner = getattr(value, field.name)
+        if field.metadata.get("pace"):
+            found[field.name] = None
+        elif is_dataclass(inner) and _paced(inner):
+            found[field.name] = _paced(inner)
+    return found
+
+
+def _without(stored: dict, paced: dict) -> dict:
+    """``stored`` without the (nested) keys ``paced`` names."""
+    kept = {}
+    for key, value in stored.items():
+        inner = paced.get(key, {})
+        if inner is not None:
+            kept[key] = _without(value, inner) if inner and isinstance(value, dict) else value
+    return kept
+
+
 def _holds_work(out: Path) -> bool:
     """Something besides the config and the lock is in ``out`` (a run got under way)."""
     return any(entry.name not in (CONFIG, LOCK) for entry in out.iterdir())
@@ -143,7 +166,8 @@ def claim_run_dir(out: Path, sections: dict) -> dict:
     """Write ``sections`` (dataclass configs or plain values) to ``out/config.json`` and return
     them as written, or refuse if ``out`` holds work done under another config. A setting the
     stored config lacks (one added after that run) counts as its default, so a new option alone
-    does not orphan old runs; a config with no work beside it (a run refused before it began)
+    does not orphan old runs; settings of pace (``option(pace=True)``: threads, timeouts) may
+    change when a run resumes; a config with no work beside it (a run refused before it began)
     is replaced."""
     out = _folder(Path(out))
     path = out / CONFIG
@@ -153,9 +177,10 @@ def claim_run_dir(out: Path, sections: dict) -> dict:
         stored = read_json(path, "restore it, or delete it to let this run write it again, or use another --out")
         if not isinstance(stored, dict):
             raise RunDirError(f"{path} is not a run configuration; delete it to let this run write it again")
-        previous = _with_defaults(strip_credentials(stored), defaults)
-        if previous != config:
-            changed = _differences(previous, config)
+        paced = {name: _paced(value) for name, value in sections.items() if is_dataclass(value)}
+        previous = _without(_with_defaults(strip_credentials(stored), defaults), paced)
+        if previous != _without(config, paced):
+            changed = _differences(previous, _without(config, paced))
             raise RunDirError(
                 f"{out} holds a run with another configuration (differs in: "
                 f"{', '.join(changed)}); use another --out to start a new run"

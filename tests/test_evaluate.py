@@ -65,6 +65,19 @@ def test_a_setting_added_after_a_run_counts_as_its_default(tmp_path):
         evaluate(other, LM, tmp_path, lm=lm, show_progress=False)
 
 
+def test_a_run_resumes_with_other_threads_and_timeouts(tmp_path):
+    """Settings of pace (threads, timeouts) may change between a run and its resumption: the
+    finished streams are kept, and the config records the new values."""
+    evaluate(CONFIG, LM, tmp_path, lm=scripted_lm("1", {"operations": typed_ops("NOOP")}), show_progress=False)
+    faster = LMConfig(**{**LM.__dict__, "threads": 2, "timeout": 30.0})
+    lm = raising_lm(AssertionError("a resumed run must not call the LM again"))
+    evaluate(EvalConfig(**{**CONFIG.__dict__, "threads": 1}), faster, tmp_path, lm=lm, show_progress=False)
+    assert json.loads((tmp_path / "config.json").read_text())["lm"]["threads"] == 2
+    other = LMConfig(**{**LM.__dict__, "threads": 2, "max_tokens": LM.max_tokens + 1})
+    with pytest.raises(RunDirError, match=r"differs in: lm\.max_tokens\)"):
+        evaluate(CONFIG, other, tmp_path, lm=lm, show_progress=False)
+
+
 def test_jsonl_suite_end_to_end(tmp_path):
     data = tmp_path / "s.jsonl"
     data.write_text(

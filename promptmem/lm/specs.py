@@ -43,13 +43,14 @@ class LMConfig:
         "CPU threads of a local model (default: as many as the CPUs this process may use, `taskset` included). Give two local runs on one machine their own cores: `taskset -c 0 promptmem eval --lm-threads 1 ...`.",
         min=1,
         flag="lm-threads",
+        pace=True,
     )
     contexts: int = option(
         4,
         "Local models: llama.cpp contexts, one per prompt family (actor, writer, ...), each re-processing only what changed since its own previous prompt; 1 = one shared context.",
         min=1,
     )
-    timeout: float = option(120.0, "Seconds per call for hosted LMs.", cli=False)
+    timeout: float = option(120.0, "Seconds per call for hosted LMs.", cli=False, pace=True)
 
 
 def window_chars(config: LMConfig, prompt_overhead_tokens: int = 700, chars_per_token: float = 3.0) -> int:

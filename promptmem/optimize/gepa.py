@@ -98,7 +98,9 @@ class OptimizeConfig:
     notes_budget: int | None = option(None, "Notes budget in characters (default: the suite's).")
     minibatch: int = option(3, "GEPA reflection minibatch size.", min=1)
     components: str = option("round_robin", "Predictors GEPA edits per step: round_robin | all.")
-    threads: int = option(1, "GEPA evaluation threads (hosted LMs; a local model serves one call at a time).", min=1)
+    threads: int = option(
+        1, "GEPA evaluation threads (hosted LMs; a local model serves one call at a time).", min=1, pace=True
+    )
     objective: str = option(
         "continual",
         "continual: the stream score, actor and writer, per-role feedback | recall: the writer alone (no actor calls, several times cheaper), scored by notes recall -- whether the notes shown for each later question hold its answer.",
