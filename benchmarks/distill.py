@@ -170,6 +170,7 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--compare", help="students compared with the teacher")
     parser.add_argument("--serve", default="gguf", help="students in the comparison: gguf (the teacher's engine) | hf")
     parser.add_argument("--threads", type=int, default=None, help="CPU threads for the local models")
+    parser.add_argument("--teacher-from", help="a finished run whose teacher traces and held-out row this one adopts")
     parser.add_argument("--out-run", help="default runs/bench-hindsight-<world> | runs/bench-distill")
     parser.add_argument("--out", help="default benchmarks/results/distill_hindsight_<world>.json | distill.json")
     args = parser.parse_args()
@@ -220,7 +221,7 @@ def main() -> None:
     teacher = LMConfig(spec=args.lm, max_tokens=160, threads=args.threads)
     out_run = args.out_run or (f"runs/bench-hindsight-{args.world}" if hindsight else "runs/bench-distill")
     start = time.perf_counter()
-    summary = distill(config, teacher, out_run)
+    summary = distill(config, teacher, out_run, teacher_from=args.teacher_from)
     teacher_score = summary["comparison"]["teacher"]["score"]
     result = {
         "benchmark": f"distill_{args.pipeline}",

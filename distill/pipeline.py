@@ -30,6 +30,7 @@ from pathlib import Path
 from promptmem.distill.gguf_export import export_gguf, file_type, quantize
 from promptmem.distill.stages import STUDENT_FORMAT, grpo_prompts, grpo_schedule, plot_rewards, sft_rows, teacher_traces
 from promptmem.distill.students import EMBEDDED, resolve_student
+from promptmem.distill.teacher_work import adopt_teacher_work
 from promptmem.distill.timings import StageClock
 from promptmem.distill.training import TrainConfig, logged_steps, sft
 from promptmem.programs.agent import SEED_AGENT, in_process, resolve_agent, writer_help
@@ -211,13 +212,15 @@ def distill(
     *,
     lm=None,
     until: str = "eval",
+    teacher_from: str | Path | None = None,
     say: Callable[[str], None] = print,
 ) -> dict:
     """Run (or resume) the stages up to ``until``; returns a summary (after ``eval``: the
     held-out comparison, the GRPO reward curve, the SFT rows by source and the timings).
     ``lm``: an already built teacher LM. The student (unless ``until`` is "traces"), the teacher
     program, the suite and the teacher LM are resolved first: anything missing is an error
-    before any work."""
+    before any work. ``teacher_from``: a finished run whose teacher work this run adopts
+    (``teacher_work.adopt_teacher_work``)."""
     _check_options(config, until)
     student = resolve_student(config.student) if until != "traces" else None
     out = Path(out)
@@ -243,6 +246,9 @@ def distill(
     lm = lm or make_lm(teacher_lm)
     claim_run_dir(out, {"distill": config, "teacher_lm": teacher_lm})
     clock = StageClock(out / "timings.json")
+    if teacher_from:
+        adopted = adopt_teacher_work(teacher_from, out, config, teacher_lm)
+        say(f"teacher work from {teacher_from}: {', '.join(adopted) or 'none needed'}")
 
     say(f"traces: the teacher over {len(streams)} streams")
     rows = teacher_traces(config, agent, streams, suite, lm, teacher_lm, budget, out, clock)

@@ -163,6 +163,10 @@ def distill_command(
         help="Stop after this stage: traces | sft | grpo | eval (multi-GPU: trace first, train under accelerate, then evaluate).",
     ),
     out: Path = typer.Option(Path("runs/distill"), help="Run directory; rerunning resumes every stage."),
+    teacher_from: Path | None = typer.Option(
+        None,
+        help="A finished distill run whose teacher traces and held-out teacher row this run starts from (refused unless traced under this run's teacher settings): vary the student's training without redoing the teacher.",
+    ),
 ) -> None:
     """Distill a teacher pipeline into a small open model: traces -> SFT -> GRPO -> comparison.
 
@@ -178,7 +182,14 @@ def distill_command(
     from promptmem.distill.pipeline import distill
 
     with user_errors():
-        summary = distill(config, lm, out, until=until, say=lambda text: console.print(f"[bold]{text}[/bold]"))
+        summary = distill(
+            config,
+            lm,
+            out,
+            until=until,
+            teacher_from=teacher_from,
+            say=lambda text: console.print(f"[bold]{text}[/bold]"),
+        )
     if until != "eval":
         console.print(f"[green]stopped after {until}[/green]; rerun without --until to go on")
         return

@@ -162,28 +162,34 @@ def _holds_work(out: Path) -> bool:
     return any(entry.name not in (CONFIG, LOCK) for entry in out.iterdir())
 
 
+def changed_settings(stored: dict, sections: dict) -> list[str]:
+    """Dotted names of the settings in which ``sections`` (dataclass configs or plain values)
+    differ from ``stored`` (a ``config.json``'s content), except settings of pace
+    (``option(pace=True)``: threads, timeouts) and settings ``stored`` lacks while ``sections``
+    keeps their default (an option added after that run)."""
+    defaults = {name: _as_stored(type(value)()) for name, value in sections.items() if is_dataclass(value)}
+    paced = {name: _paced(value) for name, value in sections.items() if is_dataclass(value)}
+    config = {name: _as_stored(value) for name, value in sections.items()}
+    previous = _with_defaults(strip_credentials(stored), defaults)
+    return _differences(_without(previous, paced), _without(config, paced))
+
+
 def claim_run_dir(out: Path, sections: dict) -> dict:
     """Write ``sections`` (dataclass configs or plain values) to ``out/config.json`` and return
-    them as written, or refuse if ``out`` holds work done under another config. A setting the
-    stored config lacks (one added after that run) counts as its default, so a new option alone
-    does not orphan old runs; settings of pace (``option(pace=True)``: threads, timeouts) may
-    change when a run resumes; a config with no work beside it (a run refused before it began)
-    is replaced."""
+    them as written, or refuse if ``out`` holds work done under another config
+    (``changed_settings``: a new option at its default and a setting of pace may change); a
+    config with no work beside it (a run refused before it began) is replaced."""
     out = _folder(Path(out))
     path = out / CONFIG
-    config = {name: _as_stored(value) for name, value in sections.items()}
     if path.exists() and _holds_work(out):
-        defaults = {name: _as_stored(type(value)()) for name, value in sections.items() if is_dataclass(value)}
         stored = read_json(path, "restore it, or delete it to let this run write it again, or use another --out")
         if not isinstance(stored, dict):
             raise RunDirError(f"{path} is not a run configuration; delete it to let this run write it again")
-        paced = {name: _paced(value) for name, value in sections.items() if is_dataclass(value)}
-        previous = _without(_with_defaults(strip_credentials(stored), defaults), paced)
-        if previous != _without(config, paced):
-            changed = _differences(previous, _without(config, paced))
+        if changed := changed_settings(stored, sections):
             raise RunDirError(
                 f"{out} holds a run with another configuration (differs in: "
                 f"{', '.join(changed)}); use another --out to start a new run"
             )
+    config = {name: _as_stored(value) for name, value in sections.items()}
     write_json(path, config)
     return config

@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("trl", reason="the distill extra is not installed")
 
-from conftest import scripted_lm, typed_ops  # noqa: E402
+from conftest import raising_lm, scripted_lm, typed_ops  # noqa: E402
 from datasets import load_from_disk  # noqa: E402
 from promptmem.distill.pipeline import DistillConfig, distill  # noqa: E402
 from promptmem.distill.scratch_student import make_scratch_student  # noqa: E402
@@ -107,6 +107,23 @@ def test_a_rerun_resumes_and_a_changed_config_is_refused(run):
     assert (root / "run" / "grpo-2" / "model" / "model.safetensors").stat().st_mtime == stamp
     with pytest.raises(RunDirError, match="horizon"):
         distill(DistillConfig(**{**config.__dict__, "horizon": 5}), teacher, root / "run", lm=lm)
+
+
+def test_a_run_adopts_the_teacher_work_of_a_run_traced_under_the_same_settings(run, tmp_path):
+    """Another student training (fewer SFT epochs, more threads) starts from the finished run's
+    traces and teacher row without calling the teacher; another trace setting is refused."""
+    root, config, teacher, *_ = run
+    other = DistillConfig(**{**config.__dict__, "train": TrainConfig(**{**config.train.__dict__, "sft_epochs": 1})})
+    silent = raising_lm(AssertionError("adopted traces must not call the teacher"))
+    faster = LMConfig(**{**teacher.__dict__, "threads": 2})
+    done = distill(
+        other, faster, tmp_path / "new", lm=silent, until="traces", teacher_from=root / "run", say=lambda _: None
+    )
+    assert done["traces"] == sum(len(read_traces(p)) for p in (root / "run" / "traces").glob("*.jsonl"))
+    row = "eval/teacher/report.json"
+    assert (tmp_path / "new" / row).read_text() == (root / "run" / row).read_text()
+    with pytest.raises(RunDirError, match=r"differs in: distill\.horizon\)"):
+        distill(DistillConfig(**{**other.__dict__, "horizon": 5}), teacher, tmp_path / "x", teacher_from=root / "run")
 
 
 def test_trace_files_with_a_bad_line_name_the_line(tmp_path):
