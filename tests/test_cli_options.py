@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 COMMANDS = {
     "eval": (cli.eval_command, {"out"}),
     "optimize": (cli.optimize_command, {"out"}),
-    "distill": (cli.distill_command, {"until", "out"}),
+    "distill": (cli.distill_command, {"until", "out", "teacher_from"}),
     "tune": (cli.tune_command, {"out"}),
     "judge": (cli.judge_command, {"out"}),
     "export verifiers": (cli.export_verifiers_command, {"out"}),
