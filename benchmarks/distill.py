@@ -33,6 +33,9 @@ recall gain, seconds per task ratio, flat share) and the settings.
         --out benchmarks/results/distill_hindsight_household_h12.json
     python benchmarks/distill.py --world household --hindsight-streams 8 --hindsight-target stated \\
         --out-run runs/bench-hindsight-household-stated --out benchmarks/results/distill_hindsight_household_stated.json
+    python benchmarks/distill.py --world household --hindsight-streams 12 --hindsight-target stated \\
+        --teacher-from runs/bench-hindsight-household-stated --out-run runs/bench-hindsight-household-stated12 \\
+        --out benchmarks/results/distill_hindsight_household_stated12.json
     python benchmarks/distill.py --pipeline teacher --student qwen-0.5b --grpo-steps 40
 """
 
@@ -228,6 +231,7 @@ def main() -> None:
         "world": args.world,
         "config": asdict(config),
         "teacher_lm": asdict(teacher),
+        "teacher_from": args.teacher_from,
         "wall_seconds_this_invocation": round(time.perf_counter() - start, 1),
         "score_vs_teacher": {
             label: round(row["score"] / teacher_score, 3) if teacher_score else None
