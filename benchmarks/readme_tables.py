@@ -156,6 +156,8 @@ TABLES = {
     "distill_hindsight_household_stated": lambda: distill_paired("distill_hindsight_household_stated"),
     "distill_hindsight_household_stated_grpo": lambda: distill_training("distill_hindsight_household_stated"),
     "writer_choices_household_stated": lambda: writer_choices("writer_choices_household_stated"),
+    "distill_hindsight_household_stated12": lambda: distill_paired("distill_hindsight_household_stated12"),
+    "distill_hindsight_household_stated12_grpo": lambda: distill_training("distill_hindsight_household_stated12"),
     "distill_training": distill_training,
     "distill_sampling": distill_sampling,
     "locomo": locomo,
