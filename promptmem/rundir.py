@@ -142,8 +142,8 @@ def _paced(value) -> dict:
         inner = getattr(value, field.name)
         if field.metadata.get("pace"):
             found[field.name] = None
-        elif is_dataclass(inner) and _paced(inner):
-            found[field.name] = _paced(inner)
+        elif is_dataclass(inner) and (nested := _paced(inner)):
+            found[field.name] = nested
     return found
 
 
