@@ -36,6 +36,8 @@ recall gain, seconds per task ratio, flat share) and the settings.
     python benchmarks/distill.py --world household --hindsight-streams 12 --hindsight-target stated \\
         --teacher-from runs/bench-hindsight-household-stated --out-run runs/bench-hindsight-household-stated12 \\
         --out benchmarks/results/distill_hindsight_household_stated12.json
+    python benchmarks/distill.py --world synthetic --hindsight-streams 12 --hindsight-target stated \\
+        --out-run runs/bench-hindsight-synthetic-stated12 --out benchmarks/results/distill_hindsight_synthetic_stated12.json
     python benchmarks/distill.py --pipeline teacher --student qwen-0.5b --grpo-steps 40
 """
 

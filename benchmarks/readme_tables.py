@@ -11,6 +11,7 @@ Each table sits in a page between ``<!-- results:NAME -->`` and ``<!-- /results 
 from __future__ import annotations
 
 import argparse
+import functools
 import re
 import sys
 from pathlib import Path
@@ -114,6 +115,15 @@ def locomo(name: str = "locomo") -> str:
     )
 
 
+def distill_blocks(*names: str) -> dict:
+    """A distill run's two tables under NAME and NAME_grpo: the comparison and the GRPO steps."""
+    return {
+        key: functools.partial(render_block, name)
+        for name in names
+        for key, render_block in ((name, distill_paired), (f"{name}_grpo", distill_training))
+    }
+
+
 TABLES = {
     "headline": synthetic("select_writer_s3000", HEADLINE_COLUMNS),
     "headline_pairs": lambda: baseline_pairs("select_writer_s3000"),
@@ -146,18 +156,16 @@ TABLES = {
     "optimize_select_household_instructions": lambda: instructions("optimize_select_household"),
     "window_fidelity": window_fidelity,
     "distill": distill,
-    "distill_hindsight_synthetic": lambda: distill_paired("distill_hindsight_synthetic"),
-    "distill_hindsight_synthetic_grpo": lambda: distill_training("distill_hindsight_synthetic"),
-    "distill_hindsight_household": lambda: distill_paired("distill_hindsight_household"),
-    "distill_hindsight_household_grpo": lambda: distill_training("distill_hindsight_household"),
-    "distill_hindsight_household_h12": lambda: distill_paired("distill_hindsight_household_h12"),
-    "distill_hindsight_household_h12_grpo": lambda: distill_training("distill_hindsight_household_h12"),
+    **distill_blocks(
+        "distill_hindsight_synthetic",
+        "distill_hindsight_household",
+        "distill_hindsight_household_h12",
+        "distill_hindsight_household_stated",
+        "distill_hindsight_household_stated12",
+        "distill_hindsight_synthetic_stated12",
+    ),
     "writer_choices_household_h12": lambda: writer_choices("writer_choices_household_h12"),
-    "distill_hindsight_household_stated": lambda: distill_paired("distill_hindsight_household_stated"),
-    "distill_hindsight_household_stated_grpo": lambda: distill_training("distill_hindsight_household_stated"),
     "writer_choices_household_stated": lambda: writer_choices("writer_choices_household_stated"),
-    "distill_hindsight_household_stated12": lambda: distill_paired("distill_hindsight_household_stated12"),
-    "distill_hindsight_household_stated12_grpo": lambda: distill_training("distill_hindsight_household_stated12"),
     "distill_training": distill_training,
     "distill_sampling": distill_sampling,
     "locomo": locomo,
