@@ -165,6 +165,7 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--schedule", help="GRPO phases, e.g. writer or writer,actor+writer")
     parser.add_argument("--writer-reward", help="hindsight (select writer) | recall | credit")
     parser.add_argument("--waste-weight", type=float, default=0.5, help="dense writer reward: weight of the waste")
+    parser.add_argument("--grpo-streams", type=int, default=0, help="hindsight streams held back from SFT for GRPO")
     parser.add_argument("--grpo-steps", type=int)
     parser.add_argument("--grpo-lr", type=float, default=2e-5, help="LoRA learning rate for GRPO")
     parser.add_argument("--generations", type=int, default=4)
@@ -175,7 +176,10 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--compare", help="students compared with the teacher")
     parser.add_argument("--serve", default="gguf", help="students in the comparison: gguf (the teacher's engine) | hf")
     parser.add_argument("--threads", type=int, default=None, help="CPU threads for the local models")
-    parser.add_argument("--teacher-from", help="a finished run whose teacher traces and held-out row this one adopts")
+    parser.add_argument(
+        "--teacher-from",
+        help="a finished run whose teacher traces and held-out row (and SFT, where its settings match) this one adopts",
+    )
     parser.add_argument("--out-run", help="default runs/bench-hindsight-<world> | runs/bench-distill")
     parser.add_argument("--out", help="default benchmarks/results/distill_hindsight_<world>.json | distill.json")
     args = parser.parse_args()
@@ -195,6 +199,7 @@ def main() -> None:
         writer=args.writer,
         train_streams=args.train_streams,
         hindsight_streams=args.hindsight_streams,
+        grpo_streams=args.grpo_streams,
         test_streams=args.test_streams,
         horizon=2,
         discovery_weight=0.0,  # no writer call per sampled answer (CPU budget)

@@ -8,11 +8,13 @@ GRPO on the writer with the dense per-write reward of the hindsight labels.
 The run directory holds ``config.json``; ``traces/`` (one JSONL per training stream, and
 ``traces/dataset``, the same rows as a ``datasets.Dataset`` saved to disk); ``hindsight/``
 (``writer.jsonl``, the hindsight writer rows; ``actor-<model>.jsonl``, the sampled actor rows;
-``actor_cases.json``, how many questions and how many with a newer look-alike);
+``actor_cases.json``, how many questions and how many with a newer look-alike;
+``grpo-writer.jsonl``, with ``grpo_streams``, the GRPO writer prompts held back from SFT);
 ``sft/`` and ``grpo/`` (TRL checkpoints, ``log.json``, the merged ``model/``; a later
 phase of the GRPO schedule goes to ``grpo-2/`` and so on, each starting from the model
 before it); ``grpo_rewards.json`` / ``.png`` (reward and share of flat groups per GRPO step);
-``timings.json`` (seconds and seconds per step of each stage, from the run that did it); and
+``timings.json`` (seconds and seconds per step of each stage, from the run that did it, an
+adopted stage's marked ``adopted_from``); and
 ``eval/`` with the teacher pipeline and the students of ``compare`` (untrained with the
 teacher's prompts, after SFT, after GRPO) on held-out streams (``comparison.json`` / ``.md`` /
 ``.png``, with paired statistics). Each stage that already finished is skipped on a rerun;
@@ -28,9 +30,10 @@ from functools import partial
 from pathlib import Path
 
 from promptmem.distill.gguf_export import export_gguf, file_type, quantize
+from promptmem.distill.sft_data import write_rows
 from promptmem.distill.stages import STUDENT_FORMAT, grpo_prompts, grpo_schedule, plot_rewards, sft_rows, teacher_traces
 from promptmem.distill.students import EMBEDDED, resolve_student
-from promptmem.distill.teacher_work import adopt_teacher_work
+from promptmem.distill.teacher_work import adopt_teacher_work, sft_streams
 from promptmem.distill.timings import StageClock
 from promptmem.distill.training import TrainConfig, logged_steps, sft
 from promptmem.programs.agent import SEED_AGENT, in_process, resolve_agent, writer_help
@@ -75,6 +78,11 @@ class DistillConfig:
         None,
         "Select writer: the training streams its hindsight SFT rows (and, with --writer-reward hindsight, its GRPO prompts) come from, the first --train-streams of them the traced ones; labels and a replay, no model calls (default: --train-streams).",
         min=1,
+    )
+    grpo_streams: int = option(
+        0,
+        "Select writer with --writer-reward hindsight: the last N of the --hindsight-streams are held back from SFT and give GRPO's writer prompts alone (prompts SFT has not fitted; 0: GRPO's writer prompts are the SFT streams').",
+        min=0,
     )
     seed: int = option(3000, "The training streams' seed (files: the index of the first stream).", cli=False)
     tasks: int | None = option(12, "Synthetic: tasks per stream.", min=3)
@@ -174,6 +182,15 @@ def _check_options(config: DistillConfig, until: str) -> None:
         raise ValueError(f"--hindsight-target must be one of {', '.join(TARGETS)}, not {config.hindsight_target!r}")
     if set(config.actor_samplers) - {"teacher", "student"}:
         raise ValueError(f"--actor-samplers takes teacher and student, not {','.join(config.actor_samplers)!r}")
+    if config.grpo_streams and config.writer_reward != "hindsight":
+        raise ValueError(
+            f"--grpo-streams holds back hindsight rows: it needs --writer-reward hindsight, not {config.writer_reward}"
+        )
+    if config.grpo_streams and sft_streams(asdict(config)) < config.train_streams:
+        raise ValueError(
+            f"--grpo-streams {config.grpo_streams} would hold back traced streams: --hindsight-streams must be at least "
+            f"--train-streams + --grpo-streams ({config.train_streams + config.grpo_streams})"
+        )
     if set(config.compare) - set(STUDENTS):
         raise ValueError(f"--compare takes {', '.join(STUDENTS)}, not {','.join(config.compare)!r}")
 
@@ -279,6 +296,11 @@ def distill(
         if isinstance(agent.writer, SelectWriter)
         else []
     )
+    held_back = {stream.id for stream in labelled[sft_streams(asdict(config)) :]} if config.grpo_streams else set()
+    grpo_hindsight = [row for row in hindsight if row.stream_id in held_back] if held_back else hindsight
+    hindsight = [row for row in hindsight if row.stream_id not in held_back]
+    if held_back:
+        write_rows(out / "hindsight" / "grpo-writer.jsonl", grpo_hindsight)
     kept, sources = sft_rows(config, agent, streams, suite, budget, rows, hindsight, samplers, out, clock)
     say(f"sft: {config.student} on {len(kept)} rows ({', '.join(f'{k} {v}' for k, v in sources.items())})")
     sft_dir = out / "sft"
@@ -291,7 +313,8 @@ def distill(
     if until == "sft":
         return {"traces": len(rows), "sft": str(sft_model), "sft_sources": sources}
 
-    prompts = partial(grpo_prompts, rows, hindsight if config.writer_reward == "hindsight" else [])
+    grpo_rows = [row for row in rows if row.role != "writer"] if held_back else rows  # SFT fitted the traced writes
+    prompts = partial(grpo_prompts, grpo_rows, grpo_hindsight if config.writer_reward == "hindsight" else [])
     grpo_model, curve = grpo_schedule(
         config, agent, prompts, labelled, suite, lm, teacher_lm, sft_model, out, clock, say
     )

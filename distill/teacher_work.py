@@ -1,14 +1,19 @@
-"""A distill run started from another's teacher work. The teacher's traces and its held-out row
-are the slowest stages of a CPU run (about an hour of one core on the household world) and
-depend only on the teacher's settings, so a run that varies the student's training (hindsight
-target, streams, epochs, GRPO) adopts them from a finished run instead of redoing them."""
+"""A distill run started from another's work. The teacher's traces and its held-out row are the
+slowest stages of a CPU run (about an hour of one core on the household world) and depend only
+on the teacher's settings, so a run that varies the student's training (hindsight target,
+streams, epochs, GRPO) adopts them from a finished run instead of redoing them; a run that
+varies only GRPO (or the comparison) adopts the SFT stage as well: the actor rows sampled for
+it and the SFT model."""
 
 from __future__ import annotations
 
 import shutil
+from dataclasses import asdict
 from pathlib import Path
 
-from promptmem.files import RunDirError, read_json
+from promptmem.distill.timings import StageClock
+
+from promptmem.files import RunDirError, read_json, write_json
 from promptmem.lm.specs import LMConfig
 from promptmem.rundir import CONFIG, changed_settings
 
@@ -25,32 +30,78 @@ TRACE_SETTINGS = (
     "sample_temperature",
     "horizon",
 )
+AFTER_SFT_SETTINGS = (  # settings only GRPO and the comparison read; the SFT streams are compared apart
+    "schedule",
+    "writer_reward",
+    "waste_weight",
+    "discovery_weight",
+    "format_weight",
+    "serve",
+    "compare",
+    "test_streams",
+    "test_seed",
+    "test_data",
+    "hindsight_streams",
+    "grpo_streams",
+    "train.grpo_steps",
+    "train.grpo_lr",
+    "train.generations",
+    "train.max_completion_tokens",
+    "train.temperature",
+    "train.beta",
+    "train.vllm",
+    "train.prompts_per_step",
+    "train.max_resamples",
+)
 TEACHER_WORK = ("traces", "eval/teacher")
+ACTOR_SAMPLES = ("hindsight/actor-teacher.jsonl", "hindsight/actor-student.jsonl")
+SFT_WORK = (*ACTOR_SAMPLES, "sft")
+STAGES = {"traces": "traces", "sft": "sft", **dict.fromkeys(ACTOR_SAMPLES, "actor_samples")}  # work -> its timing
+
+
+def sft_streams(settings: dict) -> int:
+    """How many training streams a run's SFT rows come from (``settings``: its distill config as
+    stored): the hindsight streams but the last ``grpo_streams``, held back for GRPO."""
+    return (settings.get("hindsight_streams") or settings["train_streams"]) - settings.get("grpo_streams", 0)
 
 
 def adopt_teacher_work(source: str | Path, out: Path, config, teacher_lm: LMConfig) -> list[str]:
     """Copy ``source``'s ``traces/`` and ``eval/teacher/`` into ``out`` where ``out`` lacks
     them, once ``source`` is known to have traced its teacher under this run's trace settings
     (``TRACE_SETTINGS``) and teacher LM (threads may differ); a ``RunDirError`` names the
-    settings that differ. The held-out row is checked again against its own ``config.json``
-    when ``evaluate`` resumes it. Returns the folders copied."""
+    settings that differ. When every setting SFT reads matches too (all but
+    ``AFTER_SFT_SETTINGS``, with as many SFT streams), ``SFT_WORK`` is copied as well. The
+    adopted stages' timings are copied, marked ``adopted_from``; the held-out row is checked
+    again against its own ``config.json`` when ``evaluate`` resumes it. Returns the paths
+    copied."""
     source = Path(source)
     stored = read_json(source / CONFIG, "--teacher-from must name a distill run's folder")
     if not isinstance(stored, dict) or "distill" not in stored:
         raise RunDirError(f"{source / CONFIG} is not a distill run's configuration")
-    changed = [
-        name
-        for name in changed_settings(stored, {"distill": config, "teacher_lm": teacher_lm})
-        if name.startswith("teacher_lm.") or name.split(".")[1] in TRACE_SETTINGS
-    ]
-    if changed:
+    changed = changed_settings(stored, {"distill": config, "teacher_lm": teacher_lm})
+    if traced := [name for name in changed if name.startswith("teacher_lm.") or name.split(".")[1] in TRACE_SETTINGS]:
         raise RunDirError(
-            f"{source} traced its teacher under other settings (differs in: {', '.join(changed)}); "
+            f"{source} traced its teacher under other settings (differs in: {', '.join(traced)}); "
             "leave out --teacher-from to trace this run's teacher"
         )
+    before_sft = {name for name in changed if name.split(".", 1)[1] not in AFTER_SFT_SETTINGS}
+    same_sft = not before_sft and sft_streams(stored["distill"]) == sft_streams(asdict(config))
     copied = []
-    for name in TEACHER_WORK:
-        if (source / name).is_dir() and not (out / name).exists():
-            shutil.copytree(source / name, out / name)
+    for name in TEACHER_WORK + (SFT_WORK if same_sft else ()):
+        if (source / name).exists() and not (out / name).exists():
+            (out / name).parent.mkdir(parents=True, exist_ok=True)
+            (shutil.copytree if (source / name).is_dir() else shutil.copy2)(source / name, out / name)
             copied.append(name)
+    _adopt_timings(source, out, {STAGES[name] for name in copied if name in STAGES})
     return copied
+
+
+def _adopt_timings(source: Path, out: Path, stages: set[str]) -> None:
+    """The adopted stages' entries of ``source``'s ``timings.json`` in ``out``'s, each with
+    ``adopted_from`` (the run that did it, where ``source`` had adopted it in turn): what the
+    stage took there."""
+    done = StageClock(source / "timings.json").read()
+    clock = StageClock(out / "timings.json")
+    timings = clock.read()
+    timings.update({stage: {"adopted_from": str(source), **done[stage]} for stage in stages if stage in done})
+    write_json(clock.path, timings)

@@ -119,6 +119,35 @@ def test_a_rerun_samples_nothing_again(run):
     assert (out / "hindsight" / "actor-teacher.jsonl").stat().st_mtime == stamp and len(lm.history) == calls
 
 
+def test_grpo_streams_held_back_from_sft_give_grpo_its_writer_prompts_and_the_sft_stage_is_adopted(run, tmp_path):
+    """A run that only holds one more hindsight stream back for GRPO trains SFT on the same rows,
+    so it adopts the finished run's SFT model and sampled answers, calls no model before GRPO,
+    and GRPO's writer prompts are the held-back stream's rows alone."""
+    out, config, lm, *_ = run
+    held = DistillConfig(**{**config.__dict__, "hindsight_streams": 3, "grpo_streams": 1})
+    calls, said = len(lm.history), []
+    distill(
+        held,
+        LMConfig(spec="scripted", max_tokens=16),
+        tmp_path / "g",
+        lm=lm,
+        until="grpo",
+        teacher_from=out,
+        say=said.append,
+    )
+    assert any("hindsight/actor-teacher.jsonl" in line and "sft" in line for line in said) and len(lm.history) == calls
+    sft_model = "sft/model/model.safetensors"
+    assert (tmp_path / "g" / sft_model).read_bytes() == (out / sft_model).read_bytes()
+    sft_writer = {row.stream_id for row in read_traces(tmp_path / "g" / "hindsight" / "writer.jsonl")}
+    grpo_writer = read_traces(tmp_path / "g" / "hindsight" / "grpo-writer.jsonl")
+    assert sft_writer == {row.stream_id for row in read_traces(out / "hindsight" / "writer.jsonl")}
+    assert len({row.stream_id for row in grpo_writer}) == 1 and not sft_writer & {row.stream_id for row in grpo_writer}
+    assert any(f"on {len(grpo_writer)} prompts (writer)" in line for line in said)
+    timings = json.loads((tmp_path / "g" / "timings.json").read_text())
+    assert timings["sft"] == {"adopted_from": str(out), **json.loads((out / "timings.json").read_text())["sft"]}
+    assert "adopted_from" not in timings["grpo"] and timings["actor_samples"]["adopted_from"] == str(out)
+
+
 def test_hindsight_targets_and_the_dense_reward_are_refused_for_other_writers_before_any_work(tmp_path):
     lm, scripted = teacher_lm("x"), LMConfig(spec="scripted")
     with pytest.raises(ValueError, match="--hindsight-share 1.0 labels the select writer"):
@@ -129,6 +158,16 @@ def test_hindsight_targets_and_the_dense_reward_are_refused_for_other_writers_be
         distill(DistillConfig(actor_samplers=("oracle",)), scripted, tmp_path / "c", lm=lm, until="traces")
     with pytest.raises(ValueError, match="--hindsight-target must be one of needed, stated"):
         distill(DistillConfig(hindsight_target="asked"), scripted, tmp_path / "g", lm=lm, until="traces")
+    with pytest.raises(
+        ValueError, match="--hindsight-streams must be at least --train-streams \\+ --grpo-streams \\(7\\)"
+    ):
+        distill(DistillConfig(hindsight_streams=6, grpo_streams=3), scripted, tmp_path / "h", lm=lm, until="traces")
+    with pytest.raises(
+        ValueError, match="--grpo-streams holds back hindsight rows: it needs --writer-reward hindsight"
+    ):
+        distill(
+            DistillConfig(hindsight_streams=6, grpo_streams=2, writer_reward="recall"), scripted, tmp_path / "i", lm=lm
+        )
     with pytest.raises(ValueError, match="--compare"):
         distill(DistillConfig(compare=("student+dpo",)), scripted, tmp_path / "d", lm=lm, until="traces")
     with pytest.raises(ValueError, match="streams synthetic-s4000-0, synthetic-s4000-1 are also held out"):
