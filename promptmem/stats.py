@@ -71,11 +71,12 @@ def bootstrap_ci(
     diffs: Sequence[float], rng: random.Random, resamples: int = 10_000, level: float = 0.95
 ) -> tuple[float, float]:
     """Percentile interval of the mean of ``diffs`` (one per stream), resampling them with
-    replacement ``resamples`` times with ``rng``; (0, 0) for no streams."""
+    replacement ``resamples`` times with ``rng``; (0, 0) for no streams. Means are rounded to
+    12 places: a resample whose differences cancel is 0, not float noise on either side."""
     if not diffs:
         return 0.0, 0.0
     n = len(diffs)
-    means = sorted(sum(rng.choices(diffs, k=n)) / n for _ in range(resamples))
+    means = sorted(round(sum(rng.choices(diffs, k=n)) / n, 12) for _ in range(resamples))
     tail = (1 - level) / 2 * (resamples - 1)
     return means[math.floor(tail)], means[math.ceil(resamples - 1 - tail)]
 

@@ -62,6 +62,17 @@ def test_a_consistent_gain_over_streams_is_called_a_gain_and_a_drop_a_loss():
     assert not loss.gain and loss.verdict == "loss" and loss.diff == -0.75
 
 
+def test_an_interval_whose_lower_end_is_a_cancelling_resample_is_not_a_gain():
+    """Six streams of 21 questions (a held-out distill comparison): resamples where +3/21 and
+    three -1/21 cancel are 0, so the interval starts at 0 and does not exclude it."""
+    a_right, b_right = (13, 16, 8, 15, 15, 15), (16, 15, 11, 15, 15, 20)
+    a = {(f"s{i}", j): float(j < right) for i, right in enumerate(a_right) for j in range(21)}
+    b = {(f"s{i}", j): float(j < right) for i, right in enumerate(b_right) for j in range(21)}
+    result = compare_scores(a, b, random.Random(0))
+    assert (result.diff, result.ci_low, result.ci_high) == (0.0794, 0.0, 0.1667)
+    assert not result.gain and result.verdict == "within noise"
+
+
 def record(task_id, score, headline=True) -> TaskRecord:
     return TaskRecord(
         task_id, 0, None if score is None else "q?", "", [], score, "", [], 0, 0, 0, 0, 0, 0.0,
