@@ -175,6 +175,9 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--max-completion-tokens", type=int, help="GRPO completion limit")
     parser.add_argument("--compare", help="students compared with the teacher")
     parser.add_argument("--serve", default="gguf", help="students in the comparison: gguf (the teacher's engine) | hf")
+    parser.add_argument(
+        "--serve-quantization", default="q8_0", help="GGUF students: q8_0 | f16 | teacher (the teacher's Q4_K_M)"
+    )
     parser.add_argument("--threads", type=int, default=None, help="CPU threads for the local models")
     parser.add_argument(
         "--teacher-from",
@@ -214,6 +217,7 @@ def main() -> None:
         waste_weight=args.waste_weight,
         compare=tuple(args.compare.split(",")),
         serve=args.serve,
+        serve_quantization=args.serve_quantization,
         train=TrainConfig(
             sft_epochs=args.sft_epochs,
             batch_size=2,

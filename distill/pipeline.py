@@ -144,23 +144,30 @@ class DistillConfig:
         "gguf",
         "How the comparison runs the students: gguf (a student dequantized from an embedded GGUF is written back as a GGUF at the teacher's quantization and run by llama.cpp, like a local teacher) | hf (transformers).",
     )
+    serve_quantization: str = option(
+        "q8_0",
+        "How a GGUF-served student is quantized: q8_0 | f16 | teacher (the teacher's GGUF file type, Q4_K_M for the embedded models; on the synthetic world it undid most of the 0.5B writer's training: 9 of 40 held-out writes as the trained checkpoint chose them).",
+    )
     compare: tuple[str, ...] = option(
         STUDENTS, f"The students compared with the teacher held out: {' | '.join(STUDENTS)}."
     )
     train: TrainConfig = option(help="Training knobs of the SFT and GRPO stages.", default_factory=TrainConfig)
 
 
+SERVE_TYPES = {"q8_0": 7, "f16": 1, "teacher": None}  # llama.cpp file types (LLAMA_FTYPE_MOSTLY_*)
+
+
 def served_spec(config: DistillConfig, checkpoint: Path, teacher_lm: LMConfig, out: Path) -> str:
-    """How the comparison runs a student checkpoint: ``local:out/model.gguf`` (written once,
-    quantized like the teacher's GGUF, or like the student's own when the teacher is not
-    local) when ``config.serve`` is gguf and the student came from an embedded GGUF, else
-    ``hf:checkpoint``."""
+    """How the comparison runs a student checkpoint: ``local:out/model.gguf`` (written once, at
+    ``config.serve_quantization``; "teacher": quantized like the teacher's GGUF, or like the
+    student's own when the teacher is not local) when ``config.serve`` is gguf and the student
+    came from an embedded GGUF, else ``hf:checkpoint``."""
     if config.serve != "gguf" or config.student not in EMBEDDED:
         return f"{HF_PREFIX}{checkpoint}"
     served = out / "model.gguf"
     if not served.is_file():
         original = model_path(EMBEDDED[config.student])
-        quantization = file_type(local_gguf(teacher_lm.spec) or original)
+        quantization = SERVE_TYPES[config.serve_quantization] or file_type(local_gguf(teacher_lm.spec) or original)
         full = export_gguf(checkpoint, original, out / "f32.gguf")
         quantize(full, served, quantization, teacher_lm.threads)
         full.unlink()
@@ -173,6 +180,10 @@ STAGES = ("traces", "sft", "grpo", "eval")
 def _check_options(config: DistillConfig, until: str) -> None:
     if config.serve not in ("gguf", "hf"):
         raise ValueError(f"--serve must be gguf or hf, not {config.serve!r}")
+    if config.serve_quantization not in SERVE_TYPES:
+        raise ValueError(
+            f"--serve-quantization must be one of {', '.join(SERVE_TYPES)}, not {config.serve_quantization!r}"
+        )
     if until not in STAGES:
         raise ValueError(f"--until must be one of {', '.join(STAGES)}, not {until!r}")
     unknown = {role for roles in config.schedule for role in roles} - {"actor", "writer"}

@@ -37,6 +37,7 @@ AFTER_SFT_SETTINGS = (  # settings only GRPO and the comparison read; the SFT st
     "discovery_weight",
     "format_weight",
     "serve",
+    "serve_quantization",
     "compare",
     "test_streams",
     "test_seed",

@@ -55,7 +55,7 @@ def test_an_export_names_the_tensor_a_checkpoint_lacks(tmp_path):
     assert not (tmp_path / "out.gguf").exists()
 
 
-def test_the_comparison_serves_an_embedded_student_as_a_gguf_quantized_like_the_teacher(tmp_path):
+def test_the_comparison_serves_an_embedded_student_as_a_q8_gguf_or_quantized_like_the_teacher(tmp_path):
     from promptmem.distill.gguf_export import file_type
     from promptmem.distill.pipeline import DistillConfig, served_spec
     from promptmem.distill.students import resolve_student
@@ -63,10 +63,13 @@ def test_the_comparison_serves_an_embedded_student_as_a_gguf_quantized_like_the_
     from promptmem.lm.specs import LMConfig, local_gguf
 
     checkpoint, teacher = resolve_student("smollm2-135m"), LMConfig(spec="local:qwen2.5-coder-0.5b", threads=1)
-    spec = served_spec(DistillConfig(student="smollm2-135m"), checkpoint, teacher, tmp_path / "student")
+    like = DistillConfig(student="smollm2-135m", serve_quantization="teacher")
+    spec = served_spec(like, checkpoint, teacher, tmp_path / "student")
     assert spec == f"local:{tmp_path / 'student' / 'model.gguf'}"
-    assert file_type(local_gguf(spec)) == file_type(local_gguf(teacher.spec))  # Q4_K_M, like the teacher
+    assert file_type(local_gguf(spec)) == file_type(local_gguf(teacher.spec)) == 15  # Q4_K_M, like the teacher
     assert [p.name for p in (tmp_path / "student").iterdir()] == ["model.gguf"]  # the F32 file is removed
+    q8 = served_spec(DistillConfig(student="smollm2-135m"), checkpoint, teacher, tmp_path / "q8")
+    assert file_type(local_gguf(q8)) == 7  # the default: Q8_0
     assert (
         served_spec(DistillConfig(student="smollm2-135m", serve="hf"), checkpoint, teacher, tmp_path)
         == f"hf:{checkpoint}"

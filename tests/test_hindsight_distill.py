@@ -168,6 +168,8 @@ def test_hindsight_targets_and_the_dense_reward_are_refused_for_other_writers_be
         distill(
             DistillConfig(hindsight_streams=6, grpo_streams=2, writer_reward="recall"), scripted, tmp_path / "i", lm=lm
         )
+    with pytest.raises(ValueError, match="--serve-quantization must be one of q8_0, f16, teacher"):
+        distill(DistillConfig(serve_quantization="q4"), scripted, tmp_path / "j", lm=lm, until="traces")
     with pytest.raises(ValueError, match="--compare"):
         distill(DistillConfig(compare=("student+dpo",)), scripted, tmp_path / "d", lm=lm, until="traces")
     with pytest.raises(ValueError, match="streams synthetic-s4000-0, synthetic-s4000-1 are also held out"):
