@@ -128,6 +128,13 @@ def file_type(path: str | Path) -> int:
     return int(field.contents()) if field else int(gguf.LlamaFileType.ALL_F32)
 
 
+def named_file_type(name: str) -> int:
+    """The llama.cpp file type called ``name`` (e.g. q8_0, f16: ``LLAMA_FTYPE_MOSTLY_<NAME>``)."""
+    import gguf
+
+    return int(gguf.LlamaFileType[f"MOSTLY_{name.upper()}"])
+
+
 def quantize(source: str | Path, out: str | Path, ftype: int, threads: int | None = None) -> Path:
     """Quantize the GGUF ``source`` to llama.cpp file type ``ftype`` (e.g. the teacher's, from
     ``file_type``) with llama.cpp's quantizer. Written aside and renamed."""

@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
 
-from promptmem.distill.gguf_export import export_gguf, file_type, quantize
+from promptmem.distill.gguf_export import export_gguf, file_type, named_file_type, quantize
 from promptmem.distill.sft_data import write_rows
 from promptmem.distill.stages import STUDENT_FORMAT, grpo_prompts, grpo_schedule, plot_rewards, sft_rows, teacher_traces
 from promptmem.distill.students import EMBEDDED, resolve_student
@@ -154,7 +154,7 @@ class DistillConfig:
     train: TrainConfig = option(help="Training knobs of the SFT and GRPO stages.", default_factory=TrainConfig)
 
 
-SERVE_TYPES = {"q8_0": 7, "f16": 1, "teacher": None}  # llama.cpp file types (LLAMA_FTYPE_MOSTLY_*)
+SERVE_QUANTIZATIONS = ("q8_0", "f16", "teacher")
 
 
 def served_spec(config: DistillConfig, checkpoint: Path, teacher_lm: LMConfig, out: Path) -> str:
@@ -167,7 +167,11 @@ def served_spec(config: DistillConfig, checkpoint: Path, teacher_lm: LMConfig, o
     served = out / "model.gguf"
     if not served.is_file():
         original = model_path(EMBEDDED[config.student])
-        quantization = SERVE_TYPES[config.serve_quantization] or file_type(local_gguf(teacher_lm.spec) or original)
+        quantization = (
+            file_type(local_gguf(teacher_lm.spec) or original)
+            if config.serve_quantization == "teacher"
+            else named_file_type(config.serve_quantization)
+        )
         full = export_gguf(checkpoint, original, out / "f32.gguf")
         quantize(full, served, quantization, teacher_lm.threads)
         full.unlink()
@@ -180,9 +184,9 @@ STAGES = ("traces", "sft", "grpo", "eval")
 def _check_options(config: DistillConfig, until: str) -> None:
     if config.serve not in ("gguf", "hf"):
         raise ValueError(f"--serve must be gguf or hf, not {config.serve!r}")
-    if config.serve_quantization not in SERVE_TYPES:
+    if config.serve_quantization not in SERVE_QUANTIZATIONS:
         raise ValueError(
-            f"--serve-quantization must be one of {', '.join(SERVE_TYPES)}, not {config.serve_quantization!r}"
+            f"--serve-quantization must be one of {', '.join(SERVE_QUANTIZATIONS)}, not {config.serve_quantization!r}"
         )
     if until not in STAGES:
         raise ValueError(f"--until must be one of {', '.join(STAGES)}, not {until!r}")

@@ -93,7 +93,8 @@ def adopt_teacher_work(source: str | Path, out: Path, config, teacher_lm: LMConf
             (out / name).parent.mkdir(parents=True, exist_ok=True)
             (shutil.copytree if (source / name).is_dir() else shutil.copy2)(source / name, out / name)
             copied.append(name)
-    _adopt_timings(source, out, {STAGES[name] for name in copied if name in STAGES})
+    if stages := {STAGES[name] for name in copied if name in STAGES}:
+        _adopt_timings(source, out, stages)
     return copied
 
 
