@@ -73,6 +73,7 @@ def main() -> None:
     parser.add_argument("--test-tasks", type=int, default=24)
     parser.add_argument("--seed", type=int, default=2000, help="held out: tests use seeds < 1000")
     parser.add_argument("--threads", type=int, default=None, help="CPU threads per local model (default: all)")
+    parser.add_argument("--max-tokens", type=int, default=LMConfig.max_tokens, help="task LM completion limit")
     parser.add_argument("--out-run", default="runs/bench-optimize-facts")
     parser.add_argument("--out", default="benchmarks/results/optimize.json")
     args = parser.parse_args()
@@ -93,7 +94,7 @@ def main() -> None:
         objective=args.objective,
         proposer=args.proposer,
     )
-    task = LMConfig(spec=args.lm, threads=args.threads)
+    task = LMConfig(spec=args.lm, threads=args.threads, max_tokens=args.max_tokens)
     reflection = LMConfig(spec=args.reflection_lm, temperature=1.0, max_tokens=400, context=8192, threads=args.threads)
     start = time.perf_counter()
     summary = optimize(config, task, reflection, args.out_run)

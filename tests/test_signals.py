@@ -8,7 +8,15 @@ from dspy.utils.dummies import DummyLM
 
 from promptmem.lm.llama_cpp import reused_prefix
 from promptmem.memory import InMemoryStore, Op
-from promptmem.optimize.proposer import CompactProposer, failure_lines, rule_problem, same_rule, usable_rule
+from promptmem.optimize.proposer import (
+    CompactProposer,
+    failure_lines,
+    first_sentence,
+    rule_problem,
+    same_rule,
+    topic_words,
+    usable_rule,
+)
 from promptmem.recall import notes_recall
 from promptmem.roles import ACTOR_ABILITIES, WRITER_ABILITIES, Abilities
 from promptmem.tasks import Evidence, Fact
@@ -79,7 +87,7 @@ def test_compact_proposer_appends_one_checked_rule_from_failures_not_traces():
     proposer = CompactProposer(lm)
     dataset = {
         "agent.writer.predict": [
-            {"Inputs": {"notes": "LONG TRACE " * 200}, "Feedback": "t03: 8642 was not in the notes"}
+            {"Inputs": {"notes": "LONG TRACE " * 200}, "Feedback": "t03: the port 8642 was not in the notes"}
         ],
         "agent.actor.predict": [{"Inputs": {}, "Feedback": ""}],
     }
@@ -111,7 +119,8 @@ def test_the_proposer_drops_duplicate_and_unactionable_rules_before_they_cost_a_
     ]
     lm = DummyLM([{"rules": rules}], adapter=dspy.JSONAdapter())
     proposer = CompactProposer(lm, {"agent.writer.predict": select})
-    dataset = {"agent.writer.predict": [{"Feedback": "t09 asked the port of billing: dropped statement [2]"}]}
+    feedback = "t09 asked the port of billing: dropped statement [2]\nkept 4 about desks, 2 about drinks; never asked"
+    dataset = {"agent.writer.predict": [{"Feedback": feedback}]}
     candidate = {"agent.writer.predict": "Edit the notes."}
     with dspy.context(adapter=dspy.JSONAdapter()):
         first = proposer(candidate, dataset, ["agent.writer.predict"])
@@ -136,11 +145,23 @@ def test_rules_that_ask_the_actor_to_change_the_notes_are_refused():
     assert same_rule("Keep the port of each service.", "Keep the port for each service.")
 
 
+def test_rules_that_name_no_topic_of_the_failures_are_refused():
+    feedback = [
+        "Dropped 3 statements that later questions needed, about port: 3 (asked 4-7 tasks later).",
+        'Kept 9 statements no later question needed, e.g. "the ledger-db build took 7 minutes."',
+    ]
+    generic = "The writer should only keep relevant and accurate facts about the state of things."
+    assert rule_problem(generic, "Edit.", WRITER_ABILITIES, feedback=feedback) == "names no topic of the failures"
+    assert rule_problem("Keep every statement about ports.", "Edit.", WRITER_ABILITIES, feedback=feedback) == ""
+    assert topic_words("Leave out build times (e.g. of ledger-db).", feedback) == {"build", "ledger"}
+    assert first_sentence("Leave out chatter (e.g. greetings). Keep ports.") == "Leave out chatter (e.g. greetings)."
+
+
 def test_a_resumed_proposer_carries_on_from_gepas_last_checkpoint(tmp_path):
     state = tmp_path / "proposals.json"
     rules = ["Keep every port with its service.", "Keep every port with its service.", "Keep every date."]
     lm = DummyLM([{"rules": rules}], adapter=dspy.JSONAdapter())
-    dataset = {"agent.writer.predict": [{"Feedback": "t03: 8642 was not in the notes"}]}
+    dataset = {"agent.writer.predict": [{"Feedback": "t03: the port 8642 and the date were not in the notes"}]}
     with dspy.context(adapter=dspy.JSONAdapter()):
         first = CompactProposer(lm, state_path=state)
         first({"agent.writer.predict": "Edit."}, dataset, ["agent.writer.predict"])

@@ -28,19 +28,32 @@ SAME_RULE = 0.7  # word-set overlap (Jaccard) at which two rules count as one
 ECHO_WORDS = 6  # a rule that copies this many consecutive words of a feedback line echoes it
 _OP_LIKE = re.compile(r"\b(?:ADD|UPDATE|DELETE|NOOP)\b.*\b(?:ADD|UPDATE|DELETE|NOOP)\b")
 _WORD = re.compile(r"[a-z0-9]+")
+_SENTENCE_END = re.compile(r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<=[.!?])\s")
+# words any memory rule or feedback line uses; a rule made only of these names no topic
+GENERIC_WORDS = frozenset(
+    """a about above after again all also always an and answer any are as ask at be been before being below both
+    but by can change changed character context could current detail did do does each either every fact few for
+    from further future given has have how i if important in information into is it its just keep kept know known
+    later latest leave left less like list make may more most must need needed never new no not note now of old on
+    once only or other out over question recent relevant remember rule same should so some state statement step
+    still store such task than that the their them then there these they thing this those through to track up
+    useful very was were what when where which while who whose why will with world worth would writer you your""".split()
+)
 
 
 class ProposeRules(dspy.Signature):
     """An agent keeps notes across a stream of tasks. One of its steps follows the current
     instructions and made the mistakes listed. Propose a few DIFFERENT new rules for that step,
-    each a single plain-English sentence the step can act on (see what it can do), general
-    enough to prevent mistakes of this kind on other tasks. Do not repeat names or values from
-    the mistakes, and do not write notes or operations."""
+    each a single plain-English sentence the step can act on (see what it can do). Each rule
+    names the kind of statement it is about, by topic, as the mistakes show it: the kinds later
+    questions needed, or the kinds that were kept but never needed (e.g. "Keep every statement
+    about <topic>." or "Leave out statements about <topic>."). Do not repeat people's names or
+    exact values from the mistakes, and do not write notes or operations."""
 
     step: str = dspy.InputField(desc="which step the instructions drive and what it can do")
     current_instructions: str = dspy.InputField()
     mistakes: str = dspy.InputField(desc="what went wrong, one per line")
-    rules: list[str] = dspy.OutputField(desc="3 different rules, one sentence each")
+    rules: list[str] = dspy.OutputField(desc="3 different rules, one sentence each, each naming a topic")
 
 
 def failure_lines(items: Sequence[Mapping[str, Any]], max_lines: int, max_chars: int) -> list[str]:
@@ -76,12 +89,25 @@ def echoes(sentence: str, feedback: Sequence[str]) -> bool:
     return False
 
 
+def _stem(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def topic_words(sentence: str, feedback: Sequence[str]) -> set[str]:
+    """The words of ``sentence`` that name a topic of the ``feedback`` (a word both use, plural
+    or not, that is not one every memory rule uses: ``GENERIC_WORDS``)."""
+    named = {_stem(w) for w in _WORD.findall(" ".join(feedback).lower()) if w.isalpha() and len(w) > 2}
+    generic = {_stem(w) for w in GENERIC_WORDS}
+    return {_stem(w) for w in _WORD.findall(sentence.lower())} & named - generic
+
+
 def rule_problem(
     text: str, instructions: str, abilities: Abilities, seen: Sequence[str] = (), feedback: Sequence[str] = ()
 ) -> str:
     """Why the first sentence of ``text`` is not worth a metric call ("" if it is): empty, too
-    long, op syntax, an echo of a ``feedback`` line, already in the instructions or among
-    ``seen`` rules, or asking for an action the step cannot take."""
+    long, op syntax, an echo of a ``feedback`` line, asking for an action the step cannot take,
+    already in the instructions or among ``seen`` rules, or, given ``feedback``, naming no topic
+    of it ("keep relevant facts": generic rules changed nothing in every run measured)."""
     sentence = first_sentence(text)
     if not sentence:
         return "empty"
@@ -100,11 +126,13 @@ def rule_problem(
         return "already in the instructions"
     if any(same_rule(sentence, old) for old in seen):
         return "duplicate of an earlier proposal"
+    if feedback and not topic_words(sentence, feedback):
+        return "names no topic of the failures"
     return ""
 
 
 def first_sentence(text: str) -> str:
-    return re.split(r"(?<=[.!?])\s", " ".join(str(text).split()), maxsplit=1)[0].strip()
+    return _SENTENCE_END.split(" ".join(str(text).split()), maxsplit=1)[0].strip()
 
 
 def usable_rule(text: str, instructions: str, abilities: Abilities = WRITER_ABILITIES) -> str | None:
