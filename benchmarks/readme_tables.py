@@ -124,6 +124,20 @@ def distill_blocks(*names: str) -> dict:
     }
 
 
+def optimize_blocks(*names: str) -> dict:
+    """A GEPA run's three tables under NAME, NAME_proposals and NAME_instructions: the held-out
+    comparison, the proposal report and the instructions, seed beside optimized."""
+    return {
+        key: functools.partial(render_block, *args)
+        for name in names
+        for key, render_block, args in (
+            (name, comparison, (name, "test")),
+            (f"{name}_proposals", proposals, (name,)),
+            (f"{name}_instructions", instructions, (name,)),
+        )
+    }
+
+
 TABLES = {
     "headline": synthetic("select_writer_s3000", HEADLINE_COLUMNS),
     "headline_pairs": lambda: baseline_pairs("select_writer_s3000"),
@@ -148,12 +162,7 @@ TABLES = {
     "demos": lambda: comparison("demos"),
     "demos_writer": lambda: comparison("demos_writer"),
     "demos_household_stated": lambda: comparison("demos_household_stated"),
-    "optimize_select_warm": lambda: comparison("optimize_select_warm", "test"),
-    "optimize_select_warm_proposals": lambda: proposals("optimize_select_warm"),
-    "optimize_select_warm_instructions": lambda: instructions("optimize_select_warm"),
-    "optimize_select_household": lambda: comparison("optimize_select_household", "test"),
-    "optimize_select_household_proposals": lambda: proposals("optimize_select_household"),
-    "optimize_select_household_instructions": lambda: instructions("optimize_select_household"),
+    **optimize_blocks("optimize_select_warm", "optimize_select_household"),
     "window_fidelity": window_fidelity,
     "distill": distill,
     **distill_blocks(
