@@ -14,11 +14,11 @@ from promptmem.optimize.proposer import (
     first_sentence,
     rule_problem,
     same_rule,
-    topic_words,
     usable_rule,
 )
 from promptmem.recall import notes_recall
 from promptmem.roles import ACTOR_ABILITIES, WRITER_ABILITIES, Abilities
+from promptmem.signals.topics import distinctive_topics, topic_words
 from promptmem.tasks import Evidence, Fact
 
 
@@ -155,6 +155,20 @@ def test_rules_that_name_no_topic_of_the_failures_are_refused():
     assert rule_problem("Keep every statement about ports.", "Edit.", WRITER_ABILITIES, feedback=feedback) == ""
     assert topic_words("Leave out build times (e.g. of ledger-db).", feedback) == {"build", "ledger"}
     assert first_sentence("Leave out chatter (e.g. greetings). Keep ports.") == "Leave out chatter (e.g. greetings)."
+
+
+def test_the_topics_that_set_unneeded_statements_apart_are_counted_without_names_or_twins():
+    unneeded = [
+        "Diego: the last ledger-db build took 7 minutes.",
+        "Keiko: the last geo-cache build took 12 minutes.",
+        "the geo-cache dashboard has 12 panels",
+        "the billing dashboard has 30 panels",
+        "the billing dashboard moved to room Falcon",
+        "INFO ledger-db listens on port 9000",
+    ]
+    needed = ["INFO billing listens on port 8642", "Lena owns geo-cache."]
+    # build, minute and took name the same two statements: one is named; names and the needed topics are not
+    assert distinctive_topics(unneeded, needed) == [("dashboard", 3), ("build", 2), ("ledger", 2), ("panel", 2)]
 
 
 def test_a_resumed_proposer_carries_on_from_gepas_last_checkpoint(tmp_path):

@@ -22,6 +22,7 @@ import dspy
 
 from promptmem.files import read_json, write_json
 from promptmem.roles import ACTOR_ABILITIES, WRITER_ABILITIES, Abilities, role_of
+from promptmem.signals.topics import topic_words
 
 MAX_RULE_CHARS = 300
 SAME_RULE = 0.7  # word-set overlap (Jaccard) at which two rules count as one
@@ -29,16 +30,6 @@ ECHO_WORDS = 6  # a rule that copies this many consecutive words of a feedback l
 _OP_LIKE = re.compile(r"\b(?:ADD|UPDATE|DELETE|NOOP)\b.*\b(?:ADD|UPDATE|DELETE|NOOP)\b")
 _WORD = re.compile(r"[a-z0-9]+")
 _SENTENCE_END = re.compile(r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<=[.!?])\s")
-# words any memory rule or feedback line uses; a rule made only of these names no topic
-GENERIC_WORDS = frozenset(
-    """a about above after again all also always an and answer any are as ask at be been before being below both
-    but by can change changed character context could current detail did do does each either every fact few for
-    from further future given has have how i if important in information into is it its just keep kept know known
-    later latest leave left less like list make may more most must need needed never new no not note now of old on
-    once only or other out over question recent relevant remember rule same should so some state statement step
-    still store such task than that the their them then there these they thing this those through to track up
-    useful very was were what when where which while who whose why will with world worth would writer you your""".split()
-)
 
 
 class ProposeRules(dspy.Signature):
@@ -87,18 +78,6 @@ def echoes(sentence: str, feedback: Sequence[str]) -> bool:
         if same_rule(sentence, line) or any(run in copied for run in runs):
             return True
     return False
-
-
-def _stem(word: str) -> str:
-    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
-
-
-def topic_words(sentence: str, feedback: Sequence[str]) -> set[str]:
-    """The words of ``sentence`` that name a topic of the ``feedback`` (a word both use, plural
-    or not, that is not one every memory rule uses: ``GENERIC_WORDS``)."""
-    named = {_stem(w) for w in _WORD.findall(" ".join(feedback).lower()) if w.isalpha() and len(w) > 2}
-    generic = {_stem(w) for w in GENERIC_WORDS}
-    return {_stem(w) for w in _WORD.findall(sentence.lower())} & named - generic
 
 
 def rule_problem(

@@ -3,9 +3,10 @@
 A writer that chooses statements (the select writer) can change only which statements it keeps,
 so its feedback names statements: each dropped one a later question needed (quoted, with the
 question and how many tasks later), each kept one pushed out of the budget before its question
-(with what the notes held instead), and the kept ones no later question needed (those that state
-no fact the world tracks, ``StatementLabel.tracked``, counted apart where the suite lists its
-facts: a header or chatter is never worth its room). The first lines
+(with what the notes held instead), and the kept ones no later question needed, with the topic
+words most of them use and no needed statement does ("most often about build (12), dashboard
+(8)"); those that state no fact the world tracks (``StatementLabel.tracked``) are counted apart
+where the suite lists its facts: a header or chatter is never worth its room. The first lines
 aggregate them by what the suite knows of each question (``hindsight.question_kind``), so a
 reflection model sees the pattern ("dropped 6 about port, asked 3-9 tasks later"). Training
 streams only: the labels read the answers of later questions.
@@ -18,6 +19,7 @@ from collections import defaultdict
 from promptmem.feedback import notes_timeline
 from promptmem.runner import StreamResult
 from promptmem.signals.hindsight import StatementLabel, by_task, hindsight_labels
+from promptmem.signals.topics import distinctive_topics
 from promptmem.tasks import Stream, Suite
 
 
@@ -115,9 +117,12 @@ def selection_feedback(stream: Stream, result: StreamResult, suite: Suite, examp
     if unneeded:
         superseded = sum(x.label == "superseded" for x in unneeded)
         distinct = list(dict.fromkeys(x.text for x in unneeded))[:examples]
+        needed = [x.text for x in labels if x.needed_by]
+        topics = ", ".join(f"{word} ({n})" for word, n in distinctive_topics((x.text for x in unneeded), needed))
         lines.append(
             f"Kept {_statements(len(unneeded))} no later question needed ({sum(len(x.text) for x in unneeded)} "
             f"characters{f'; {superseded} superseded by a later change' if superseded else ''}), "
+            f"{f'most often about {topics}, which no needed statement mentions; ' if topics else ''}"
             f"e.g. {'; '.join(map(_quote, distinct))}."
         )
         untracked = [x for x in unneeded if not x.tracked]
