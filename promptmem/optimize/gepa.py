@@ -249,9 +249,17 @@ def _plot_curve(results, out: Path) -> None:
     plt.close(fig)
 
 
-def _compare(config: OptimizeConfig, lm_config: LMConfig, out: Path, lm, programs: list[tuple[str, str]]) -> dict:
+def held_out_comparison(
+    config: OptimizeConfig,
+    lm_config: LMConfig,
+    out: Path,
+    lm,
+    programs: list[tuple[str, str]],
+    runs: Path | None = None,
+) -> dict:
     """The ``programs`` (label, agent name or saved program) side by side on the held-out
-    streams (files: the streams after train and val)."""
+    streams (files: the streams after train and val), written to ``out``; each program's run
+    under ``runs/label`` (default ``out/test``; a finished one is resumed, not rerun)."""
     held_out = (
         {"seed": config.train + config.val, "data": config.data}
         if suite_type(config.suite).from_file
@@ -276,7 +284,7 @@ def _compare(config: OptimizeConfig, lm_config: LMConfig, out: Path, lm, program
         )
         for label, agent in programs
     ]
-    return compare(entries, out, runs=out / "test")
+    return compare(entries, out, runs=runs or out / "test")
 
 
 def _proposals(options: dict, results) -> dict:
@@ -343,6 +351,6 @@ def optimize(
             save_agent(with_demos(agent if label == "seed" else optimized.agent, demos), path)
             programs.append((f"{label} + demos", str(path)))
         summary["demos"] = {role: [example.toDict() for example in examples] for role, examples in demos.items()}
-    summary["test"] = _compare(config, lm_config, out, lm, programs) if config.test else {}
+    summary["test"] = held_out_comparison(config, lm_config, out, lm, programs) if config.test else {}
     write_json(out / "summary.json", summary)
     return summary

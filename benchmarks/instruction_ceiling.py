@@ -1,0 +1,88 @@
+"""How far can an instruction move the writer? The select writer's notes recall on an optimize
+run's validation windows (warm-started, the writer alone: GEPA's recall metric, the same
+windows and scores GEPA selects by) under the seed's instructions and under hand-written ones.
+
+A hand-written instruction that names exactly the kinds of fact the world's questions ask
+about is what a good optimizer would hope to discover; the gap it opens over the seed shows how
+much instructions can move this task model at all.
+
+    python benchmarks/instruction_ceiling.py runs/bench-optimize-select-1.5b-topics \\
+        benchmarks/instructions/synthetic_topics_rewritten.txt benchmarks/instructions/synthetic_topics_appended.txt \\
+        --held-out --out benchmarks/results/instruction_ceiling_synthetic_1.5b.json
+
+Reads the run's config (task LM, windows) and its cached warm starts; writes per-window recall,
+and with --held-out each instruction's held-out score beside the seed's (paired statistics).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from statistics import mean
+
+import dspy
+from promptmem.programs.agent import in_process, resolve_agent, save_agent
+
+from promptmem.files import write_json
+from promptmem.lm.specs import LMConfig, adapter_for, make_lm
+from promptmem.optimize.examples import gepa_examples, split_streams
+from promptmem.optimize.gepa import OptimizeConfig, StreamProgram, held_out_comparison, recall_metric
+
+
+def window_recall(run: Path, instructions: str | None, lm, lm_config: LMConfig, config: OptimizeConfig, budget: int):
+    """Per validation window notes recall of the seed agent, its writer given ``instructions``
+    (None: the seed's own)."""
+    agent = in_process(resolve_agent(config.agent, config.writer, config.buffer_share, config.actor), "ceiling")
+    if instructions:
+        agent.writer.predict.signature = agent.writer.predict.signature.with_instructions(instructions)
+    suite, train, val, _ = split_streams(config)
+    with dspy.context(lm=lm, adapter=adapter_for(lm_config.spec)):
+        _, valset, _ = gepa_examples(config, agent, suite, budget, train, val, run)
+        program = StreamProgram(agent, suite, budget, act=False)
+        return [round(recall_metric(x, program(**x.inputs())).score, 4) for x in valset]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("run", type=Path, help="an optimize run directory (its warm starts are reused)")
+    parser.add_argument("instructions", nargs="+", type=Path, help="files, one writer instruction each")
+    parser.add_argument("--out", type=Path, default=Path("benchmarks/results/instruction_ceiling.json"))
+    parser.add_argument(
+        "--held-out", action="store_true", help="also run each on the run's held-out streams beside its seed row"
+    )
+    args = parser.parse_args()
+    stored = json.loads((args.run / "config.json").read_text())
+    config, lm_config = OptimizeConfig(**stored["optimize"]), LMConfig(**stored["lm"])
+    lm = make_lm(lm_config)
+    rows = {}
+    for label, path in [("seed", None)] + [(p.stem, p) for p in args.instructions]:
+        start = time.perf_counter()
+        text = path.read_text().strip() if path else None
+        windows = window_recall(args.run, text, lm, lm_config, config, stored["notes_budget"])
+        rows[label] = {
+            "instructions": text or "(the seed's)",
+            "val_recall": round(mean(windows), 4),
+            "windows": windows,
+            "seconds": round(time.perf_counter() - start),
+        }
+        print(label, rows[label]["val_recall"], flush=True)
+    for row in rows.values():
+        row["better_windows"] = sum(a > b for a, b in zip(row["windows"], rows["seed"]["windows"]))
+        row["worse_windows"] = sum(a < b for a, b in zip(row["windows"], rows["seed"]["windows"]))
+    result = {"benchmark": "instruction_ceiling", "run": str(args.run), "lm": stored["lm"], "rows": rows}
+    if args.held_out:  # each instruction as a saved program, on the held-out streams (the seed's row resumed)
+        programs = [("seed", config.agent)]
+        for label, row in list(rows.items())[1:]:
+            agent = in_process(resolve_agent(config.agent, config.writer, config.buffer_share, config.actor), label)
+            agent.writer.predict.signature = agent.writer.predict.signature.with_instructions(row["instructions"])
+            save_agent(agent, args.run / "ceiling" / f"{label}.json")
+            programs.append((label, str(args.run / "ceiling" / f"{label}.json")))
+        test = held_out_comparison(config, lm_config, args.run / "ceiling", lm, programs, runs=args.run / "test")
+        result["test"] = test
+    write_json(args.out, result)
+
+
+if __name__ == "__main__":
+    main()
