@@ -8,10 +8,10 @@ much instructions can move this task model at all.
 
     python benchmarks/instruction_ceiling.py runs/bench-optimize-select-1.5b-topics \\
         benchmarks/instructions/synthetic_topics_rewritten.txt benchmarks/instructions/synthetic_topics_appended.txt \\
-        --held-out --out benchmarks/results/instruction_ceiling_synthetic_1.5b.json
+        --held-out synthetic_topics_rewritten --out benchmarks/results/instruction_ceiling_synthetic_1.5b.json
 
 Reads the run's config (task LM, windows) and its cached warm starts; writes per-window recall,
-and with --held-out each instruction's held-out score beside the seed's (paired statistics).
+and with --held-out the named instructions' held-out scores beside the seed's (paired statistics).
 """
 
 from __future__ import annotations
@@ -50,9 +50,15 @@ def main() -> None:
     parser.add_argument("instructions", nargs="+", type=Path, help="files, one writer instruction each")
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/instruction_ceiling.json"))
     parser.add_argument(
-        "--held-out", action="store_true", help="also run each on the run's held-out streams beside its seed row"
+        "--held-out",
+        nargs="+",
+        default=[],
+        metavar="NAME",
+        help="instructions (file names without .txt) to run on the run's held-out streams too, beside its seed row",
     )
     args = parser.parse_args()
+    if unknown := set(args.held_out) - {p.stem for p in args.instructions}:
+        parser.error(f"--held-out names no instructions file given: {', '.join(sorted(unknown))}")
     stored = json.loads((args.run / "config.json").read_text())
     config, lm_config = OptimizeConfig(**stored["optimize"]), LMConfig(**stored["lm"])
     lm = make_lm(lm_config)
@@ -74,7 +80,7 @@ def main() -> None:
     result = {"benchmark": "instruction_ceiling", "run": str(args.run), "lm": stored["lm"], "rows": rows}
     if args.held_out:  # each instruction as a saved program, on the held-out streams (the seed's row resumed)
         programs = [("seed", config.agent)]
-        for label, row in list(rows.items())[1:]:
+        for label, row in ((label, rows[label]) for label in args.held_out):
             agent = in_process(resolve_agent(config.agent, config.writer, config.buffer_share, config.actor), label)
             agent.writer.predict.signature = agent.writer.predict.signature.with_instructions(row["instructions"])
             save_agent(agent, args.run / "ceiling" / f"{label}.json")

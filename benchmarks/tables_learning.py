@@ -84,6 +84,23 @@ def instructions(name: str) -> str:
     return table(["predictor", "seed", "optimized"], [[k, cell(v), change(v, optimized[k])] for k, v in seed.items()])
 
 
+def instruction_ceiling(name: str) -> str:
+    """Each writer instruction's notes recall on an optimize run's validation windows, with the
+    windows it did better and worse on than the seed."""
+    rows = load(name)["rows"]
+    return table(
+        ["writer instructions", "validation windows: notes recall", "windows better / worse than the seed"],
+        [
+            [
+                label,
+                f"{r['val_recall']:.3f}",
+                "–" if label == "seed" else f"{r['better_windows']} / {r['worse_windows']}",
+            ]
+            for label, r in rows.items()
+        ],
+    )
+
+
 def window_fidelity() -> str:
     """Each program's score and notes recall on full streams, cold windows and warm windows."""
     data = load("window_fidelity")
