@@ -78,7 +78,11 @@ def main() -> None:
         row["better_windows"] = sum(a > b for a, b in zip(row["windows"], rows["seed"]["windows"]))
         row["worse_windows"] = sum(a < b for a, b in zip(row["windows"], rows["seed"]["windows"]))
     result = {"benchmark": "instruction_ceiling", "run": str(args.run), "lm": stored["lm"], "rows": rows}
-    if args.held_out:  # each instruction as a saved program, on the held-out streams (the seed's row resumed)
+    write_json(args.out, result)  # the windows' numbers are kept if the held-out part is interrupted
+    if args.held_out:
+        (args.run / "ceiling").mkdir(
+            exist_ok=True
+        )  # each instruction as a saved program, on the held-out streams (the seed's row resumed)
         programs = [("seed", config.agent)]
         for label, row in ((label, rows[label]) for label in args.held_out):
             agent = in_process(resolve_agent(config.agent, config.writer, config.buffer_share, config.actor), label)

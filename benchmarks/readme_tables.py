@@ -23,6 +23,7 @@ from tables_learning import (
     distill_paired,
     distill_sampling,
     distill_training,
+    instruction_ceiling,
     instructions,
     optimize,
     proposals,
@@ -33,7 +34,7 @@ from tables_reliability import engine, faults, faults_inputs, grammar, hostile, 
 
 from promptmem.report.comparison import paired_table
 
-BLOCK = re.compile(r"(<!-- results:(?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /results -->)", re.DOTALL)
+BLOCK = re.compile(r"(<!-- results:(?P<name>[\w.-]+) -->\n)(?P<body>.*?)(<!-- /results -->)", re.DOTALL)
 
 
 def _recall_score(row: dict) -> str:
@@ -162,7 +163,9 @@ TABLES = {
     "demos": lambda: comparison("demos"),
     "demos_writer": lambda: comparison("demos_writer"),
     "demos_household_stated": lambda: comparison("demos_household_stated"),
-    **optimize_blocks("optimize_select_warm", "optimize_select_household"),
+    **optimize_blocks("optimize_select_warm", "optimize_select_household", "optimize_select_1.5b"),
+    "instruction_ceiling_synthetic_1.5b": lambda: instruction_ceiling("instruction_ceiling_synthetic_1.5b"),
+    "instruction_ceiling_synthetic_1.5b_test": lambda: comparison("instruction_ceiling_synthetic_1.5b", "test"),
     "window_fidelity": window_fidelity,
     "distill": distill,
     **distill_blocks(

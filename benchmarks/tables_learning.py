@@ -56,7 +56,8 @@ def comparison(name: str, key: str = "rows") -> str:
             for k, r in rows.items()
         ],
     )
-    return scores + "\n" + paired_table(labelled_pairs(rows))
+    pairs = labelled_pairs(rows)
+    return scores + ("\n" + paired_table(pairs) if pairs else "")
 
 
 def proposals(name: str) -> str:
