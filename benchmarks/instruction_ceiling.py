@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from functools import partial
 from pathlib import Path
 from statistics import mean
 
@@ -31,17 +32,18 @@ from promptmem.optimize.examples import gepa_examples, split_streams
 from promptmem.optimize.gepa import OptimizeConfig, StreamProgram, held_out_comparison, recall_metric
 
 
-def window_recall(run: Path, instructions: str | None, lm, lm_config: LMConfig, config: OptimizeConfig, budget: int):
-    """Per validation window notes recall of the seed agent, its writer given ``instructions``
-    (None: the seed's own)."""
-    agent = in_process(resolve_agent(config.agent, config.writer, config.buffer_share, config.actor), "ceiling")
+def seed_agent(config: OptimizeConfig, instructions: str | None = None, name: str = "ceiling"):
+    """The run's seed agent, its writer given ``instructions`` (None: the seed's own)."""
+    agent = in_process(resolve_agent(config.agent, config.writer, config.buffer_share, config.actor), name)
     if instructions:
         agent.writer.predict.signature = agent.writer.predict.signature.with_instructions(instructions)
-    suite, train, val, _ = split_streams(config)
-    with dspy.context(lm=lm, adapter=adapter_for(lm_config.spec)):
-        _, valset, _ = gepa_examples(config, agent, suite, budget, train, val, run)
-        program = StreamProgram(agent, suite, budget, act=False)
-        return [round(recall_metric(x, program(**x.inputs())).score, 4) for x in valset]
+    return agent
+
+
+def window_recall(valset: list, agent, suite, budget: int) -> list[float]:
+    """Notes recall of ``agent``'s writer alone on each validation window (in the LM context)."""
+    program = StreamProgram(agent, suite, budget, act=False)
+    return [round(recall_metric(x, program(**x.inputs())).score, 4) for x in valset]
 
 
 def main() -> None:
@@ -61,12 +63,17 @@ def main() -> None:
         parser.error(f"--held-out names no instructions file given: {', '.join(sorted(unknown))}")
     stored = json.loads((args.run / "config.json").read_text())
     config, lm_config = OptimizeConfig(**stored["optimize"]), LMConfig(**stored["lm"])
-    lm = make_lm(lm_config)
+    lm, budget = make_lm(lm_config), stored["notes_budget"]
+    suite, train, val, _ = split_streams(config)
+    context = partial(dspy.context, lm=lm, adapter=adapter_for(lm_config.spec))
+    with context():  # the windows and their warm starts, read from the run (the seed's notes)
+        _, valset, _ = gepa_examples(config, seed_agent(config), suite, budget, train, val, args.run)
     rows = {}
     for label, path in [("seed", None)] + [(p.stem, p) for p in args.instructions]:
         start = time.perf_counter()
         text = path.read_text().strip() if path else None
-        windows = window_recall(args.run, text, lm, lm_config, config, stored["notes_budget"])
+        with context():
+            windows = window_recall(valset, seed_agent(config, text), suite, budget)
         rows[label] = {
             "instructions": text or "(the seed's)",
             "val_recall": round(mean(windows), 4),
@@ -79,18 +86,16 @@ def main() -> None:
         row["worse_windows"] = sum(a < b for a, b in zip(row["windows"], rows["seed"]["windows"]))
     result = {"benchmark": "instruction_ceiling", "run": str(args.run), "lm": stored["lm"], "rows": rows}
     write_json(args.out, result)  # the windows' numbers are kept if the held-out part is interrupted
-    if args.held_out:
-        (args.run / "ceiling").mkdir(
-            exist_ok=True
-        )  # each instruction as a saved program, on the held-out streams (the seed's row resumed)
+    if args.held_out:  # each instruction as a saved program, on the held-out streams (the seed's row resumed)
+        (args.run / "ceiling").mkdir(exist_ok=True)
         programs = [("seed", config.agent)]
-        for label, row in ((label, rows[label]) for label in args.held_out):
-            agent = in_process(resolve_agent(config.agent, config.writer, config.buffer_share, config.actor), label)
-            agent.writer.predict.signature = agent.writer.predict.signature.with_instructions(row["instructions"])
-            save_agent(agent, args.run / "ceiling" / f"{label}.json")
-            programs.append((label, str(args.run / "ceiling" / f"{label}.json")))
-        test = held_out_comparison(config, lm_config, args.run / "ceiling", lm, programs, runs=args.run / "test")
-        result["test"] = test
+        for label in args.held_out:
+            path = args.run / "ceiling" / f"{label}.json"
+            save_agent(seed_agent(config, rows[label]["instructions"], label), path)
+            programs.append((label, str(path)))
+        result["test"] = held_out_comparison(
+            config, lm_config, args.run / "ceiling", lm, programs, runs=args.run / "test"
+        )
     write_json(args.out, result)
 
 
