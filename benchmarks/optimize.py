@@ -64,7 +64,7 @@ def main() -> None:
     parser.add_argument("--writer", default="facts")
     parser.add_argument("--budget", default="40", help="GEPA metric calls")
     parser.add_argument("--objective", default="recall", help="recall (writer alone) | continual")
-    parser.add_argument("--proposer", default="compact", help="compact | gepa")
+    parser.add_argument("--proposer", default="compact", help="compact | topics (no reflection LM) | gepa")
     parser.add_argument("--minibatch", type=int, default=3, help="GEPA reflection minibatch size")
     parser.add_argument("--train", type=int, default=6)
     parser.add_argument("--val", type=int, default=3)
@@ -102,7 +102,7 @@ def main() -> None:
         "benchmark": "optimize",
         "config": asdict(config),
         "lm": asdict(task),
-        "reflection_lm": asdict(reflection),
+        "reflection_lm": None if args.proposer == "topics" else asdict(reflection),
         "wall_seconds_this_invocation": round(time.perf_counter() - start, 1),
         **summary,
         "recall_vs_score": recall_vs_score([Path(args.out_run) / "test" / label for label in summary["test"]]),

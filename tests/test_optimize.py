@@ -242,6 +242,14 @@ def test_gepa_evolves_the_select_writer(tmp_path):
     assert load_agent(tmp_path / "program.json").writer_kind == "select"
 
 
+def test_the_topics_proposer_tries_rules_read_off_the_feedback_without_a_reflection_model(tmp_path):
+    config = replace(CONFIG, budget="10", test=0, objective="recall", writer="select", proposer="topics")
+    summary = run(tmp_path, reflection=None, config=config)
+    tried = summary["proposals"]["tried_examples"]
+    assert tried and all(re.fullmatch(r"(Keep every statement|Leave out statements) about [a-z ]+\.", r) for r in tried)
+    assert json.loads((tmp_path / "proposals.json").read_text())["log"]
+
+
 def test_gepa_default_proposer_still_works(tmp_path):
     summary = run(tmp_path, reflection_lm(), replace(CONFIG, test=0, proposer="gepa"))
     assert summary["optimized_instructions"]["agent.writer.predict"] == NEW

@@ -6,7 +6,7 @@ from dspy.utils.dummies import DummyLM
 from promptmem.programs import build_agent
 
 from promptmem.runner import StreamResult, TaskRecord, run_stream
-from promptmem.signals.select_feedback import selection_feedback
+from promptmem.signals.select_feedback import feedback_topics, selection_feedback
 from promptmem.suites import SyntheticSuite
 from promptmem.tasks import Stream, Task
 
@@ -100,6 +100,8 @@ def test_the_feedback_reads_a_select_writer_run():
     lines = selection_feedback(stream, result, suite)
     assert lines[0].startswith("Dropped ") and "statements no later question needed" in lines[1]
     assert any(": dropped [" in line for line in lines)
+    needed, _ = feedback_topics(lines)  # the counts read back, as the proposer reads them
+    assert set(needed) <= {"port", "owner", "region", "version"} and sum(needed.values()) == int(lines[0].split()[1])
 
 
 def test_gepa_shows_a_select_writer_its_statements_first_and_other_writers_nothing_new():

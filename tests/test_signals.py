@@ -10,10 +10,12 @@ from promptmem.lm.llama_cpp import reused_prefix
 from promptmem.memory import InMemoryStore, Op
 from promptmem.optimize.proposer import (
     CompactProposer,
+    contradiction,
     failure_lines,
     first_sentence,
     rule_problem,
     same_rule,
+    topic_rules,
     usable_rule,
 )
 from promptmem.recall import notes_recall
@@ -155,6 +157,53 @@ def test_rules_that_name_no_topic_of_the_failures_are_refused():
     assert rule_problem("Keep every statement about ports.", "Edit.", WRITER_ABILITIES, feedback=feedback) == ""
     assert topic_words("Leave out build times (e.g. of ledger-db).", feedback) == {"build", "ledger"}
     assert first_sentence("Leave out chatter (e.g. greetings). Keep ports.") == "Leave out chatter (e.g. greetings)."
+
+
+TOPIC_FEEDBACK = [
+    "Dropped 5 statements that later questions needed, about port: 3 (asked 2–7 tasks later); about owner: 2 (asked 4 tasks later).",
+    "Kept but pushed out of the budget before their question: 1 statement, about port: 1 (asked 9 tasks later).",
+    "Kept 9 statements no later question needed (400 characters), most often about build (4), desk (3), "
+    'port (2), which no needed statement mentions; e.g. "the ledger-db build took 7 minutes."',
+]
+
+
+def test_rules_that_point_the_wrong_way_by_the_topic_counts_are_refused():
+    assert contradiction("Keep every statement about desks.", TOPIC_FEEDBACK) == "keeps what no question needed (desk)"
+    assert contradiction("Leave out statements about ports.", TOPIC_FEEDBACK) == (
+        "leaves out what later questions needed (port)"
+    )
+    assert contradiction("Do not keep build times or owners.", TOPIC_FEEDBACK).endswith("(owner)")
+    assert contradiction("Leave out statements about desks and builds.", TOPIC_FEEDBACK) == ""
+    assert contradiction("Keep every statement about ports, even beside a desk.", TOPIC_FEEDBACK) == ""
+    assert contradiction("Keep each service's port and owner; drop everything else.", TOPIC_FEEDBACK) == ""
+    assert contradiction("Leave out builds, keep desks.", TOPIC_FEEDBACK) == "keeps what no question needed (desk)"
+    assert rule_problem("Keep every statement about 'desk'.", "Edit.", WRITER_ABILITIES, feedback=TOPIC_FEEDBACK) == (
+        "keeps what no question needed (desk)"
+    )
+
+
+def test_without_a_reflection_model_the_rules_are_read_off_the_topic_counts():
+    # port counts 4 needed; "port" among the unneeded topics is a needed kind, so it is not left out
+    assert topic_rules(TOPIC_FEEDBACK) == [
+        "Keep every statement about port.",
+        "Leave out statements about build.",
+        "Leave out statements about desk.",
+    ]
+    proposer = CompactProposer(None)
+    dataset = {"agent.writer.predict": [{"Feedback": "\n".join(TOPIC_FEEDBACK)}]}
+    first = proposer({"agent.writer.predict": "Edit."}, dataset, ["agent.writer.predict"])
+    second = proposer(first, dataset, ["agent.writer.predict"])
+    assert second == {
+        "agent.writer.predict": "Edit.\nKeep every statement about port.\nLeave out statements about build."
+    }
+    assert (
+        CompactProposer(None)(
+            {"agent.writer.predict": "Edit."},
+            {"agent.writer.predict": [{"Feedback": "t03: wrong"}]},
+            ["agent.writer.predict"],
+        )
+        == {}
+    )  # feedback without topic counts: no rule
 
 
 def test_the_topics_that_set_unneeded_statements_apart_are_counted_without_names_or_twins():

@@ -107,7 +107,7 @@ class OptimizeConfig:
     )
     proposer: str = option(
         "compact",
-        "compact: the reflection LM sees the current instructions and the deduplicated failures and proposes one checked rule, appended (sized for small local reflection models) | gepa: GEPA's own prompt with whole traces, whole new instructions.",
+        "compact: the reflection LM sees the current instructions and the deduplicated failures and proposes one checked rule, appended (sized for small local reflection models) | topics: the same checks and appending, the rules read off the feedback's topic counts (keep a kind later questions needed, leave out a topic only never-needed statements used; no reflection LM) | gepa: GEPA's own prompt with whole traces, whole new instructions.",
     )
     cache_evaluation: bool = option(
         True, "GEPA caches (candidate, example) scores, so no example is run twice for one candidate."
@@ -162,6 +162,7 @@ def recall_metric(gold, pred, trace=None, pred_name=None, pred_trace=None) -> ds
 
 
 OBJECTIVES = {"continual": continual_metric, "recall": recall_metric}
+PROPOSERS = ("compact", "topics", "gepa")
 
 
 def writer_components(state, trajectories, subsample_scores, candidate_idx, candidate) -> list[str]:
@@ -173,17 +174,13 @@ def _gepa_options(config: OptimizeConfig, reflection_lm, program: dspy.Module, o
     """GEPA's levers as the config sets them (the compact proposer is told what each of
     ``program``'s predictors can do, and saves its proposals with GEPA's checkpoints, to
     ``out/proposals.json``)."""
-    if config.objective not in OBJECTIVES:
-        raise ValueError(f"unknown objective {config.objective!r}; known: {', '.join(OBJECTIVES)}")
-    if config.proposer not in ("compact", "gepa"):
-        raise ValueError(f"unknown proposer {config.proposer!r}; known: compact, gepa")
     options = {
         "metric": OBJECTIVES[config.objective],
         "reflection_minibatch_size": config.minibatch,
         "component_selector": writer_components if config.objective == "recall" else config.components,
         "gepa_kwargs": {"cache_evaluation": config.cache_evaluation},
     }
-    if config.proposer == "compact":
+    if config.proposer in ("compact", "topics"):
         proposer = CompactProposer(reflection_lm, abilities(program), state_path=out / "proposals.json")
         options["instruction_proposer"] = proposer
         options["gepa_kwargs"]["callbacks"] = [proposer]
@@ -303,12 +300,18 @@ def optimize(
     compare on held-out streams."""
     out = Path(out)
     gepa_budget = _gepa_budget(config.budget)
-    if config.demos_target not in TARGETS:
-        raise ValueError(f"unknown --demos-target {config.demos_target!r}; known: {', '.join(TARGETS)}")
+    for name, value, known in (
+        ("--objective", config.objective, OBJECTIVES),
+        ("--proposer", config.proposer, PROPOSERS),
+        ("--demos-target", config.demos_target, TARGETS),
+    ):
+        if value not in known:
+            raise ValueError(f"unknown {name} {value!r}; known: {', '.join(known)}")
     suite, train, val, split = split_streams(config)
     budget = config.notes_budget or suite.notes_budget
     lm = lm or make_lm(lm_config)
-    reflection_lm = reflection_lm or make_lm(reflection)
+    # topics: the rules are read off the feedback's counts, no reflection LM
+    reflection_lm = None if config.proposer == "topics" else reflection_lm or make_lm(reflection)
     agent = in_process(resolve_agent(config.agent, config.writer, config.buffer_share, config.actor), "optimize")
     claim_run_dir(out, {"optimize": config, "lm": lm_config, "reflection_lm": reflection, "notes_budget": budget})
     with dspy.context(lm=lm, adapter=adapter_for(lm_config.spec)):

@@ -8,12 +8,16 @@ shows what the step can do, the current instructions and the concrete failures t
 per-role feedback already names, deduplicated and capped, and asks for a few rules; rules
 that repeat one already proposed or in the instructions, or ask for what the step cannot do
 ("update the notes" to a writer that can only choose statements), are dropped before they cost
-a metric call. Candidates grow by one checked sentence per accepted step.
+a metric call, and so are rules that point the wrong way ("keep" a topic only never-needed
+statements used, "leave out" a kind later questions needed). Without a reflection model the
+rules are read straight off the feedback's topic counts. Candidates grow by one checked
+sentence per accepted step.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,7 +26,8 @@ import dspy
 
 from promptmem.files import read_json, write_json
 from promptmem.roles import ACTOR_ABILITIES, WRITER_ABILITIES, Abilities, role_of
-from promptmem.signals.topics import topic_words
+from promptmem.signals.select_feedback import feedback_topics
+from promptmem.signals.topics import stem, topic_stems, topic_words
 
 MAX_RULE_CHARS = 300
 SAME_RULE = 0.7  # word-set overlap (Jaccard) at which two rules count as one
@@ -30,6 +35,11 @@ ECHO_WORDS = 6  # a rule that copies this many consecutive words of a feedback l
 _OP_LIKE = re.compile(r"\b(?:ADD|UPDATE|DELETE|NOOP)\b.*\b(?:ADD|UPDATE|DELETE|NOOP)\b")
 _WORD = re.compile(r"[a-z0-9]+")
 _SENTENCE_END = re.compile(r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<=[.!?])\s")
+_KEEPING = r"keep|store|record|remember|save|retain|include"
+_VERB = re.compile(
+    rf"\b(?P<out>leave out|drop|omit|skip|ignore|exclude|discard|avoid|(?:do not|don't|never|not) (?:{_KEEPING}))\b"
+    rf"|\b(?:{_KEEPING})\b"
+)
 
 
 class ProposeRules(dspy.Signature):
@@ -47,8 +57,11 @@ class ProposeRules(dspy.Signature):
     rules: list[str] = dspy.OutputField(desc="3 different rules, one sentence each, each naming a topic")
 
 
-def failure_lines(items: Sequence[Mapping[str, Any]], max_lines: int, max_chars: int) -> list[str]:
-    """The distinct feedback lines of a component's reflective dataset, first seen first."""
+def failure_lines(
+    items: Sequence[Mapping[str, Any]], max_lines: int | None = None, max_chars: int | None = None
+) -> list[str]:
+    """The distinct feedback lines of a component's reflective dataset, first seen first (the
+    first ``max_lines``, each cut to ``max_chars``; None: all, whole)."""
     lines: list[str] = []
     for item in items:
         for line in str(item.get("Feedback", "")).splitlines():
@@ -80,13 +93,60 @@ def echoes(sentence: str, feedback: Sequence[str]) -> bool:
     return False
 
 
+def _needed_and_unneeded(feedback: Sequence[str]) -> tuple[Counter, Counter]:
+    """The feedback's topic counts (``feedback_topics``), needed kinds as stems, and the
+    never-needed topics that are not also a needed kind."""
+    kinds, words = feedback_topics(list(feedback))
+    needed = Counter()
+    for kind, n in kinds.items():
+        for word in topic_stems(kind):
+            needed[word] += n
+    return needed, Counter({word: n for word, n in words.items() if stem(word) not in needed})
+
+
+def kept_and_left_out(sentence: str) -> tuple[set[str], set[str]]:
+    """The topic stems ``sentence`` asks to keep and those it asks to leave out: each verb
+    ("keep", "drop", "do not store" ...) governs the words up to the next one; words before
+    the first are kept ("Keep ports; drop builds": {port}, {build})."""
+    text = sentence.lower()
+    verbs = list(_VERB.finditer(text))
+    kept, left = topic_stems(text[: verbs[0].start()] if verbs else text), set()
+    for verb, following in zip(verbs, verbs[1:] + [None]):
+        words = topic_stems(text[verb.end() : following.start() if following else len(text)])
+        (left if verb.group("out") else kept).update(words)
+    return kept, left
+
+
+def contradiction(sentence: str, feedback: Sequence[str]) -> str:
+    """Why ``sentence`` points the wrong way by ``feedback``'s topic counts ("" if it does not):
+    leaving out a kind later questions needed, or keeping only topics that never-needed
+    statements used."""
+    needed, unneeded = _needed_and_unneeded(feedback)
+    kept, left = kept_and_left_out(sentence)
+    if wrong := sorted(left & set(needed)):
+        return f"leaves out what later questions needed ({', '.join(wrong)})"
+    wrong = sorted(kept & {stem(word) for word in unneeded})
+    return f"keeps what no question needed ({', '.join(wrong)})" if wrong and not kept & set(needed) else ""
+
+
+def topic_rules(feedback: Sequence[str], top: int = 3) -> list[str]:
+    """Up to ``top`` rules read off ``feedback``'s topic counts, most counted first: keep every
+    statement of a kind later questions needed, leave out a topic only never-needed ones used."""
+    kinds, _ = feedback_topics(list(feedback))
+    _, unneeded = _needed_and_unneeded(feedback)
+    ranked = [(n, f"Keep every statement about {kind}.") for kind, n in kinds.items() if kind != "other"]
+    ranked += [(n, f"Leave out statements about {word}.") for word, n in unneeded.items()]
+    return [rule for _, rule in sorted(ranked, key=lambda pair: -pair[0])][:top]
+
+
 def rule_problem(
     text: str, instructions: str, abilities: Abilities, seen: Sequence[str] = (), feedback: Sequence[str] = ()
 ) -> str:
     """Why the first sentence of ``text`` is not worth a metric call ("" if it is): empty, too
     long, op syntax, an echo of a ``feedback`` line, asking for an action the step cannot take,
     already in the instructions or among ``seen`` rules, or, given ``feedback``, naming no topic
-    of it ("keep relevant facts": generic rules changed nothing in every run measured)."""
+    of it ("keep relevant facts": generic rules changed nothing in every run measured) or
+    pointing the wrong way by its topic counts (``contradiction``)."""
     sentence = first_sentence(text)
     if not sentence:
         return "empty"
@@ -107,7 +167,7 @@ def rule_problem(
         return "duplicate of an earlier proposal"
     if feedback and not topic_words(sentence, feedback):
         return "names no topic of the failures"
-    return ""
+    return contradiction(sentence, feedback)
 
 
 def first_sentence(text: str) -> str:
@@ -121,10 +181,11 @@ def usable_rule(text: str, instructions: str, abilities: Abilities = WRITER_ABIL
 
 class CompactProposer:
     """GEPA ``instruction_proposer``: per component to update, one short reflection call that
-    samples a few rules; duplicates and rules the step cannot act on are dropped (with the
-    reason, in ``log``) and the first survivor is appended to the instructions, the others
-    queued for the component's next turn. A component with no failures, a failed call or no
-    usable rule keeps its instructions.
+    samples a few rules (``reflection_lm`` None: ``topic_rules``, read off the feedback's topic
+    counts); duplicates and rules the step cannot act on are dropped (with the reason, in
+    ``log``) and the first survivor is appended to the instructions, the others queued for the
+    component's next turn. A component with no failures, a failed call or no usable rule keeps
+    its instructions.
 
     ``abilities`` maps a component (predictor) name to what its step can do; by default the
     generic writer's and actor's. With ``state_path`` (a JSON file in the run directory) the
@@ -136,7 +197,7 @@ class CompactProposer:
 
     def __init__(
         self,
-        reflection_lm: dspy.BaseLM,
+        reflection_lm: dspy.BaseLM | None,
         abilities: Mapping[str, Abilities] | None = None,
         max_lines: int = 8,
         max_chars: int = 200,
@@ -166,15 +227,21 @@ class CompactProposer:
     def _abilities(self, name: str) -> Abilities:
         return self.abilities.get(name) or (ACTOR_ABILITIES if role_of(name) == "actor" else WRITER_ABILITIES)
 
-    def _sample(self, name: str, instructions: str, failures: list[str]) -> list[str]:
+    def _rules(self, name: str, instructions: str, feedback: list[str]) -> list[str]:
+        if self.lm is None:
+            return topic_rules(feedback)
+        with dspy.context(lm=self.lm):
+            rules = self.propose(
+                step=f"the {role_of(name) or 'actor'}, which {self._abilities(name).can}",
+                current_instructions=instructions,
+                mistakes="\n".join(line[: self.max_chars] for line in feedback[: self.max_lines]),
+            ).rules
+        return [str(r) for r in (rules if isinstance(rules, list) else [rules])]
+
+    def _sample(self, name: str, instructions: str, feedback: list[str]) -> list[str]:
         abilities = self._abilities(name)
         try:
-            with dspy.context(lm=self.lm):
-                rules = self.propose(
-                    step=f"the {role_of(name) or 'actor'}, which {abilities.can}",
-                    current_instructions=instructions,
-                    mistakes="\n".join(failures),
-                ).rules
+            rules = self._rules(name, instructions, feedback)
         except Exception as err:  # noqa: BLE001 - an unusable proposal is skipped, not fatal
             self._record(
                 {
@@ -187,8 +254,8 @@ class CompactProposer:
             return []
         seen = [entry["rule"] for entry in self.log if entry["component"] == name and entry["status"] != "rejected"]
         kept = []
-        for text in [str(r) for r in (rules if isinstance(rules, list) else [rules])]:
-            reason = rule_problem(text, instructions, abilities, seen + kept, failures)
+        for text in rules:
+            reason = rule_problem(text, instructions, abilities, seen + kept, feedback)
             self._record(
                 {
                     "component": name,
@@ -213,8 +280,8 @@ class CompactProposer:
                 r for r in self._queued.get(name, []) if not rule_problem(r, candidate[name], self._abilities(name))
             ]
             if not queue:
-                failures = failure_lines(reflective_dataset.get(name, ()), self.max_lines, self.max_chars)
-                queue = self._sample(name, candidate[name], failures) if failures else []
+                feedback = failure_lines(reflective_dataset.get(name, ()))
+                queue = self._sample(name, candidate[name], feedback) if feedback else []
             if queue:
                 rule, self._queued[name] = queue[0], queue[1:]
                 self._record({"component": name, "rule": rule, "status": "tried", "reason": ""})

@@ -14,7 +14,8 @@ streams only: the labels read the answers of later questions.
 
 from __future__ import annotations
 
-from collections import defaultdict
+import re
+from collections import Counter, defaultdict
 
 from promptmem.feedback import notes_timeline
 from promptmem.runner import StreamResult
@@ -57,6 +58,25 @@ def _by_kind(labels: list[StatementLabel]) -> str:
         kinds[label.needed_by[0].kind or "other"].append(label.needed_by[0].after)
     ranked = sorted(kinds.items(), key=lambda item: -len(item[1]))
     return "; ".join(f"about {kind}: {len(afters)} (asked {_later(afters)})" for kind, afters in ranked)
+
+
+_KIND_COUNT = re.compile(r"about ([^:;,()]+): (\d+) \(asked")  # what _by_kind writes
+_UNNEEDED = re.compile(r"most often about (.+?), which no needed statement mentions")
+_TOPIC_COUNT = re.compile(r"([a-z0-9]+) \((\d+)\)")
+
+
+def feedback_topics(lines: list[str]) -> tuple[Counter, Counter]:
+    """What this module's ``lines`` (any number of runs' feedback) name, summed: the kinds of
+    statements later questions needed (how many were dropped or pushed out), and the topic words
+    of kept statements no question needed (how many used each)."""
+    needed, unneeded = Counter(), Counter()
+    for line in lines:
+        for kind, n in _KIND_COUNT.findall(line):
+            needed[kind.strip()] += int(n)
+        for listed in _UNNEEDED.findall(line):
+            for word, n in _TOPIC_COUNT.findall(listed):
+                unneeded[word] += int(n)
+    return needed, unneeded
 
 
 def _notes_after(result: StreamResult) -> dict[str, dict[str, str]]:
