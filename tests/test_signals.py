@@ -155,7 +155,7 @@ def test_rules_that_name_no_topic_of_the_failures_are_refused():
     generic = "The writer should only keep relevant and accurate facts about the state of things."
     assert rule_problem(generic, "Edit.", WRITER_ABILITIES, feedback=feedback) == "names no topic of the failures"
     assert rule_problem("Keep every statement about ports.", "Edit.", WRITER_ABILITIES, feedback=feedback) == ""
-    assert topic_words("Leave out build times (e.g. of ledger-db).", feedback) == {"build", "ledger"}
+    assert topic_words("Leave out build times (e.g. of ledger-db).", feedback) == {"build"}  # a name, not a topic
     assert first_sentence("Leave out chatter (e.g. greetings). Keep ports.") == "Leave out chatter (e.g. greetings)."
 
 
@@ -216,8 +216,9 @@ def test_the_topics_that_set_unneeded_statements_apart_are_counted_without_names
         "INFO ledger-db listens on port 9000",
     ]
     needed = ["INFO billing listens on port 8642", "Lena owns geo-cache."]
-    # build, minute and took name the same two statements: one is named; names and the needed topics are not
-    assert distinctive_topics(unneeded, needed) == [("dashboard", 3), ("build", 2), ("ledger", 2), ("panel", 2)]
+    # build, minute and took name the same two statements: one is named; names (Diego, ledger-db) and the
+    # needed topics are not
+    assert distinctive_topics(unneeded, needed) == [("dashboard", 3), ("build", 2), ("panel", 2)]
 
 
 def test_a_resumed_proposer_carries_on_from_gepas_last_checkpoint(tmp_path):

@@ -30,9 +30,14 @@ def stem(word: str) -> str:
 _GENERIC = frozenset(stem(w) for w in GENERIC_WORDS)
 
 
+_COMPOUND = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)+")  # feature-flags, ops-637: the name of a thing
+
+
 def topic_stems(text: str) -> set[str]:
-    """The stems of ``text``'s words that can name a topic: letters only, three or more, not generic."""
-    return {stem(w) for w in _WORD.findall(text.lower()) if w.isalpha() and len(w) > 2} - _GENERIC
+    """The stems of ``text``'s words that can name a topic: letters only, three or more, not
+    generic, not part of a hyphenated name ("feature-flags" names a service, not a topic)."""
+    words = _WORD.findall(_COMPOUND.sub(" ", text.lower()))
+    return {stem(w) for w in words if w.isalpha() and len(w) > 2} - _GENERIC
 
 
 def topic_words(sentence: str, feedback: Sequence[str]) -> set[str]:
