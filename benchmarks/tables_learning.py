@@ -67,7 +67,7 @@ def proposals(name: str) -> str:
     rows = [["made", str(report["made"]), ""], ["distinct", str(report["distinct"]), ""]]
     rows += [[f"rejected: {reason}", str(r["count"]), first(r["examples"])] for reason, r in report["rejected"].items()]
     rows.append(["tried (cost metric calls)", str(report["tried"]), first(report["tried_examples"])])
-    rows.append(["accepted", str(len(report["accepted"])), first(report["accepted"])])
+    rows.append(["accepted (in a candidate GEPA kept)", str(len(report["accepted"])), first(report["accepted"])])
     return table(["proposals", "count", "example"], rows)
 
 
