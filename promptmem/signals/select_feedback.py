@@ -79,6 +79,16 @@ def feedback_topics(lines: list[str]) -> tuple[Counter, Counter]:
     return needed, unneeded
 
 
+def _topics(labels: list[StatementLabel], others: list[str]) -> str:
+    """'most often about build (11), desk (3), which no needed statement mentions; ' or ''."""
+    topics = ", ".join(f"{word} ({n})" for word, n in distinctive_topics((x.text for x in labels), others))
+    return f"most often about {topics}, which no needed statement mentions; " if topics else ""
+
+
+def _examples(labels: list[StatementLabel], n: int) -> str:
+    return "; ".join(map(_quote, list(dict.fromkeys(x.text for x in labels))[:n]))
+
+
 def _notes_after(result: StreamResult) -> dict[str, dict[str, str]]:
     """task id -> the notes (id -> text) right after its step."""
     before = notes_timeline(result)[1:] + [{n["id"]: n["text"] for n in result.final_notes}]
@@ -135,23 +145,23 @@ def selection_feedback(stream: Stream, result: StreamResult, suite: Suite, examp
             f"{_by_kind([label for label, _ in pushed])}."
         )
     if unneeded:
+        lists_facts = any(suite.stated(task) for task in stream.tasks)
+        untracked = [x for x in unneeded if not x.tracked] if lists_facts else []
+        # the topics that set apart what is never worth its room: the chatter where the suite lists
+        # its facts (a fact never asked here may be asked in the next window), else every unneeded one
+        facts = [x.text for x in labels if x.needed_by or (lists_facts and x.tracked)]
+        topics = _topics(untracked if lists_facts else unneeded, facts)
         superseded = sum(x.label == "superseded" for x in unneeded)
-        distinct = list(dict.fromkeys(x.text for x in unneeded))[:examples]
-        needed = [x.text for x in labels if x.needed_by]
-        topics = ", ".join(f"{word} ({n})" for word, n in distinctive_topics((x.text for x in unneeded), needed))
         lines.append(
             f"Kept {_statements(len(unneeded))} no later question needed ({sum(len(x.text) for x in unneeded)} "
             f"characters{f'; {superseded} superseded by a later change' if superseded else ''}), "
-            f"{f'most often about {topics}, which no needed statement mentions; ' if topics else ''}"
-            f"e.g. {'; '.join(map(_quote, distinct))}."
+            f"{'' if lists_facts else topics}e.g. {_examples(unneeded, examples)}."
         )
-        untracked = [x for x in unneeded if not x.tracked]
-        if untracked and any(suite.stated(task) for task in stream.tasks):
-            chatter = list(dict.fromkeys(x.text for x in untracked))[:examples]
+        if untracked:
             lines.append(
                 f"Of those, {_statements(len(untracked))} {'states' if len(untracked) == 1 else 'state'} no fact "
-                "this world keeps track of "
-                f"({sum(len(x.text) for x in untracked)} characters), e.g. {'; '.join(map(_quote, chatter))}."
+                f"this world keeps track of ({sum(len(x.text) for x in untracked)} characters), "
+                f"{topics}e.g. {_examples(untracked, examples)}."
             )
     lines += [
         f"{x.task_id}: dropped [{x.number}] {_quote(x.text)}; {x.needed_by[0].question_id} asked "
