@@ -188,6 +188,7 @@ def test_without_a_reflection_model_the_rules_are_read_off_the_topic_counts():
         "Keep every statement about port.",
         "Leave out statements about build.",
         "Leave out statements about desk.",
+        "Keep every statement about owner.",
     ]
     proposer = CompactProposer(None)
     dataset = {"agent.writer.predict": [{"Feedback": "\n".join(TOPIC_FEEDBACK)}]}
@@ -196,6 +197,8 @@ def test_without_a_reflection_model_the_rules_are_read_off_the_topic_counts():
     assert second == {
         "agent.writer.predict": "Edit.\nKeep every statement about port.\nLeave out statements about build."
     }
+    rejected = proposer({"agent.writer.predict": "Edit."}, dataset, ["agent.writer.predict"])  # GEPA kept the seed
+    assert rejected == {"agent.writer.predict": "Edit.\nLeave out statements about desk."}  # the next, not a skip
     assert (
         CompactProposer(None)(
             {"agent.writer.predict": "Edit."},

@@ -129,14 +129,14 @@ def contradiction(sentence: str, feedback: Sequence[str]) -> str:
     return f"keeps what no question needed ({', '.join(wrong)})" if wrong and not kept & set(needed) else ""
 
 
-def topic_rules(feedback: Sequence[str], top: int = 3) -> list[str]:
-    """Up to ``top`` rules read off ``feedback``'s topic counts, most counted first: keep every
-    statement of a kind later questions needed, leave out a topic only never-needed ones used."""
+def topic_rules(feedback: Sequence[str]) -> list[str]:
+    """The rules read off ``feedback``'s topic counts, most counted first: keep every statement
+    of a kind later questions needed, leave out a topic only never-needed ones used."""
     kinds, _ = feedback_topics(list(feedback))
     _, unneeded = _needed_and_unneeded(feedback)
     ranked = [(n, f"Keep every statement about {kind}.") for kind, n in kinds.items() if kind != "other"]
     ranked += [(n, f"Leave out statements about {word}.") for word, n in unneeded.items()]
-    return [rule for _, rule in sorted(ranked, key=lambda pair: -pair[0])][:top]
+    return [rule for _, rule in sorted(ranked, key=lambda pair: -pair[0])]
 
 
 def rule_problem(
@@ -181,11 +181,12 @@ def usable_rule(text: str, instructions: str, abilities: Abilities = WRITER_ABIL
 
 class CompactProposer:
     """GEPA ``instruction_proposer``: per component to update, one short reflection call that
-    samples a few rules (``reflection_lm`` None: ``topic_rules``, read off the feedback's topic
-    counts); duplicates and rules the step cannot act on are dropped (with the reason, in
-    ``log``) and the first survivor is appended to the instructions, the others queued for the
-    component's next turn. A component with no failures, a failed call or no usable rule keeps
-    its instructions.
+    samples a few rules; duplicates and rules the step cannot act on are dropped (with the
+    reason, in ``log``) and the first survivor is appended to the instructions, the others
+    queued for the component's next turn. With ``reflection_lm`` None the rules are
+    ``topic_rules``, read off each minibatch's feedback afresh (every rule, most counted first;
+    none queued). A component with no failures, a failed call or no usable rule keeps its
+    instructions.
 
     ``abilities`` maps a component (predictor) name to what its step can do; by default the
     generic writer's and actor's. With ``state_path`` (a JSON file in the run directory) the
@@ -252,7 +253,8 @@ class CompactProposer:
                 }
             )
             return []
-        seen = [entry["rule"] for entry in self.log if entry["component"] == name and entry["status"] != "rejected"]
+        tried = [entry["rule"] for entry in self.log if entry["component"] == name and entry["status"] == "tried"]
+        seen = tried + self._queued.get(name, [])
         kept = []
         for text in rules:
             reason = rule_problem(text, instructions, abilities, seen + kept, feedback)
@@ -283,7 +285,8 @@ class CompactProposer:
                 feedback = failure_lines(reflective_dataset.get(name, ()))
                 queue = self._sample(name, candidate[name], feedback) if feedback else []
             if queue:
-                rule, self._queued[name] = queue[0], queue[1:]
+                rule = queue[0]
+                self._queued[name] = queue[1:] if self.lm else []  # topics: each minibatch's counts afresh
                 self._record({"component": name, "rule": rule, "status": "tried", "reason": ""})
                 proposals[name] = f"{candidate[name].rstrip()}\n{rule}"
         return proposals
