@@ -163,7 +163,9 @@ TABLES = {
     "demos": lambda: comparison("demos"),
     "demos_writer": lambda: comparison("demos_writer"),
     "demos_household_stated": lambda: comparison("demos_household_stated"),
-    **optimize_blocks("optimize_select_warm", "optimize_select_household", "optimize_select_1.5b"),
+    **optimize_blocks(
+        "optimize_select_warm", "optimize_select_household", "optimize_select_1.5b", "optimize_select_1.5b_topicrules"
+    ),
     "instruction_ceiling_synthetic_1.5b": lambda: instruction_ceiling("instruction_ceiling_synthetic_1.5b"),
     "instruction_ceiling_synthetic_1.5b_test": lambda: comparison("instruction_ceiling_synthetic_1.5b", "test"),
     "window_fidelity": window_fidelity,
