@@ -27,13 +27,12 @@ import dspy
 from promptmem.files import read_json, write_json
 from promptmem.roles import ACTOR_ABILITIES, WRITER_ABILITIES, Abilities, role_of
 from promptmem.signals.select_feedback import feedback_topics
-from promptmem.signals.topics import stem, topic_stems, topic_words
+from promptmem.signals.topics import WORD, stem, topic_stems, topic_words
 
 MAX_RULE_CHARS = 300
 SAME_RULE = 0.7  # word-set overlap (Jaccard) at which two rules count as one
 ECHO_WORDS = 6  # a rule that copies this many consecutive words of a feedback line echoes it
 _OP_LIKE = re.compile(r"\b(?:ADD|UPDATE|DELETE|NOOP)\b.*\b(?:ADD|UPDATE|DELETE|NOOP)\b")
-_WORD = re.compile(r"[a-z0-9]+")
 _SENTENCE_END = re.compile(r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<=[.!?])\s")
 _KEEPING = r"keep|store|record|remember|save|retain|include"
 _VERB = re.compile(
@@ -72,7 +71,7 @@ def failure_lines(
 
 
 def _words(text: str) -> frozenset[str]:
-    return frozenset(_WORD.findall(text.lower()))
+    return frozenset(WORD.findall(text.lower()))
 
 
 def same_rule(a: str, b: str) -> bool:
@@ -84,10 +83,10 @@ def same_rule(a: str, b: str) -> bool:
 def echoes(sentence: str, feedback: Sequence[str]) -> bool:
     """Whether ``sentence`` repeats a feedback line (the same words, or ``ECHO_WORDS``
     consecutive words of one) instead of abstracting it."""
-    words = _WORD.findall(sentence.lower())
+    words = WORD.findall(sentence.lower())
     runs = {" ".join(words[i : i + ECHO_WORDS]) for i in range(len(words) - ECHO_WORDS + 1)}
     for line in feedback:
-        copied = " ".join(_WORD.findall(line.lower()))
+        copied = " ".join(WORD.findall(line.lower()))
         if same_rule(sentence, line) or any(run in copied for run in runs):
             return True
     return False
@@ -156,7 +155,7 @@ def rule_problem(
         return "memory operations, not a rule"
     if echoes(sentence, feedback):
         return "repeats the feedback, not a rule"
-    lowered = " " + " ".join(_WORD.findall(sentence.lower()))
+    lowered = " " + " ".join(WORD.findall(sentence.lower()))
     blocked = next((word for word in abilities.cannot if f" {word}" in lowered), None)
     if blocked:
         return f"asks for what the step cannot do ({blocked!r})"

@@ -9,7 +9,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
-_WORD = re.compile(r"[a-z0-9]+")
+WORD = re.compile(r"[a-z0-9]+")  # a word of memory feedback or a rule, lowercased
 # words any memory rule or feedback line uses; a rule made only of these names no topic
 GENERIC_WORDS = frozenset(
     """a about above after again all also always an and answer any are as ask at be been before being below both
@@ -36,7 +36,7 @@ _COMPOUND = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)+")  # feature-flags, ops-637: t
 def topic_stems(text: str) -> set[str]:
     """The stems of ``text``'s words that can name a topic: letters only, three or more, not
     generic, not part of a hyphenated name ("feature-flags" names a service, not a topic)."""
-    words = _WORD.findall(_COMPOUND.sub(" ", text.lower()))
+    words = WORD.findall(_COMPOUND.sub(" ", text.lower()))
     return {stem(w) for w in words if w.isalpha() and len(w) > 2} - _GENERIC
 
 
