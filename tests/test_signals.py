@@ -199,6 +199,8 @@ def test_without_a_reflection_model_the_rules_are_read_off_the_topic_counts():
     }
     rejected = proposer({"agent.writer.predict": "Edit."}, dataset, ["agent.writer.predict"])  # GEPA kept the seed
     assert rejected == {"agent.writer.predict": "Edit.\nLeave out statements about desk."}  # the next, not a skip
+    report = proposer.report()  # each rule counted once, though the counts were read three times
+    assert report["made"] == report["distinct"] == report["tried"] == 3 and report["rejected"] == {}
     assert (
         CompactProposer(None)(
             {"agent.writer.predict": "Edit."},

@@ -184,7 +184,7 @@ class CompactProposer:
     reason, in ``log``) and the first survivor is appended to the instructions, the others
     queued for the component's next turn. With ``reflection_lm`` None the rules are
     ``topic_rules``, read off each minibatch's feedback afresh (every rule, most counted first;
-    none queued). A component with no failures, a failed call or no usable rule keeps its
+    none queued; only the rule taken and those refused for what they say are logged). A component with no failures, a failed call or no usable rule keeps its
     instructions.
 
     ``abilities`` maps a component (predictor) name to what its step can do; by default the
@@ -257,6 +257,8 @@ class CompactProposer:
         kept = []
         for text in rules:
             reason = rule_problem(text, instructions, abilities, seen + kept, feedback)
+            if self.lm is None and (kept or reason.startswith(("duplicate", "already"))):
+                continue  # topics: a count read again, or past the rule taken, is no new proposal
             self._record(
                 {
                     "component": name,
