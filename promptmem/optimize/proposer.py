@@ -92,14 +92,10 @@ def echoes(sentence: str, feedback: Sequence[str]) -> bool:
     return False
 
 
-def _needed_and_unneeded(feedback: Sequence[str]) -> tuple[Counter, Counter]:
-    """The feedback's topic counts (``feedback_topics``), needed kinds as stems, and the
-    never-needed topics that are not also a needed kind."""
-    kinds, words = feedback_topics(list(feedback))
-    needed = Counter()
-    for kind, n in kinds.items():
-        for word in topic_stems(kind):
-            needed[word] += n
+def _needed_and_unneeded(kinds: Counter, words: Counter) -> tuple[set[str], Counter]:
+    """Of the feedback's topic counts (``feedback_topics``): the stems of the needed kinds, and
+    the never-needed topics that are not also a needed kind, with their counts."""
+    needed = {word for kind in kinds for word in topic_stems(kind)}
     return needed, Counter({word: n for word, n in words.items() if stem(word) not in needed})
 
 
@@ -120,19 +116,19 @@ def contradiction(sentence: str, feedback: Sequence[str]) -> str:
     """Why ``sentence`` points the wrong way by ``feedback``'s topic counts ("" if it does not):
     leaving out a kind later questions needed, or keeping only topics that never-needed
     statements used."""
-    needed, unneeded = _needed_and_unneeded(feedback)
+    needed, unneeded = _needed_and_unneeded(*feedback_topics(list(feedback)))
     kept, left = kept_and_left_out(sentence)
-    if wrong := sorted(left & set(needed)):
+    if wrong := sorted(left & needed):
         return f"leaves out what later questions needed ({', '.join(wrong)})"
     wrong = sorted(kept & {stem(word) for word in unneeded})
-    return f"keeps what no question needed ({', '.join(wrong)})" if wrong and not kept & set(needed) else ""
+    return f"keeps what no question needed ({', '.join(wrong)})" if wrong and not kept & needed else ""
 
 
 def topic_rules(feedback: Sequence[str]) -> list[str]:
     """The rules read off ``feedback``'s topic counts, most counted first: keep every statement
     of a kind later questions needed, leave out a topic only never-needed ones used."""
-    kinds, _ = feedback_topics(list(feedback))
-    _, unneeded = _needed_and_unneeded(feedback)
+    kinds, words = feedback_topics(list(feedback))
+    _, unneeded = _needed_and_unneeded(kinds, words)
     ranked = [(n, f"Keep every statement about {kind}.") for kind, n in kinds.items() if kind != "other"]
     ranked += [(n, f"Leave out statements about {word}.") for word, n in unneeded.items()]
     return [rule for _, rule in sorted(ranked, key=lambda pair: -pair[0])]
@@ -286,8 +282,7 @@ class CompactProposer:
                 feedback = failure_lines(reflective_dataset.get(name, ()))
                 queue = self._sample(name, candidate[name], feedback) if feedback else []
             if queue:
-                rule = queue[0]
-                self._queued[name] = queue[1:] if self.lm else []  # topics: each minibatch's counts afresh
+                rule, self._queued[name] = queue[0], queue[1:]  # topics: one rule, nothing queued
                 self._record({"component": name, "rule": rule, "status": "tried", "reason": ""})
                 proposals[name] = f"{candidate[name].rstrip()}\n{rule}"
         return proposals
