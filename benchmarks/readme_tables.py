@@ -164,7 +164,11 @@ TABLES = {
     "demos_writer": lambda: comparison("demos_writer"),
     "demos_household_stated": lambda: comparison("demos_household_stated"),
     **optimize_blocks(
-        "optimize_select_warm", "optimize_select_household", "optimize_select_1.5b", "optimize_select_1.5b_topicrules"
+        "optimize_select_warm",
+        "optimize_select_household",
+        "optimize_select_1.5b",
+        "optimize_select_1.5b_topicrules",
+        "optimize_select_1.5b_topicrules_rerun",
     ),
     "instruction_ceiling_synthetic_1.5b": lambda: instruction_ceiling("instruction_ceiling_synthetic_1.5b"),
     "instruction_ceiling_synthetic_1.5b_test": lambda: comparison("instruction_ceiling_synthetic_1.5b", "test"),
