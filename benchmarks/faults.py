@@ -46,7 +46,7 @@ def kills(target: str, count: int, seed: int, root: Path) -> dict:
         "killed": sum(o["killed"] for o in outcomes),
         "results_lost": sum(not o["kept_unchanged"] for o in outcomes),
         "finished_units_before_kills": sum(o["finished_before_kill"] for o in outcomes),
-        "equal_to_uninterrupted": sum(o["equal_to_reference"] for o in outcomes),
+        "equal_to_uninterrupted": sum(not o["differences"] for o in outcomes),
         "uninterrupted_seconds": round(duration, 2),
     }
     if target in EVALS:
