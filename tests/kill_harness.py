@@ -9,8 +9,8 @@ kill lost (each task start is logged beside the run directory: OUT.started).
 Distill's weights are compared within ``DRIFT``, not bit for bit: float32 training on CPU is not
 bit-stable between processes (here two reruns of about 90 differed, one with an SFT loss one ulp
 off at step 2 and weights up to 9e-7 away; in one CI run all three reruns differed). Training
-moves them far more (SFT's six steps 1.6e-3 at most, GRPO's two 3.5e-4), so a lost or repeated
-step still fails.
+moves them far more (SFT's six steps 1.6e-3 at most, GRPO's two 3.5e-4, its last step alone
+9e-5), so a lost or repeated step still fails.
 """
 
 from __future__ import annotations
