@@ -15,6 +15,7 @@ from promptmem.optimize.proposer import (
     first_sentence,
     rule_problem,
     same_rule,
+    shown_mistakes,
     topic_rules,
     usable_rule,
 )
@@ -78,10 +79,12 @@ def test_recall_is_none_where_memory_is_not_needed_and_partial_for_free_text():
     assert notes_recall(free, "Ana took a pottery class") == 0.6  # 3 of its 5 words
 
 
-def test_failure_lines_are_distinct_and_capped():
-    items = [{"Feedback": "t03: missing 8642\nt05: stale 10"}, {"Feedback": "t03: missing 8642\n" + "x" * 500}]
-    assert failure_lines(items, max_lines=10, max_chars=50) == ["t03: missing 8642", "t05: stale 10", "x" * 50]
-    assert failure_lines(items, max_lines=1, max_chars=50) == ["t03: missing 8642"]
+def test_failure_lines_are_distinct_whole_and_the_reflection_lm_sees_them_capped():
+    items = [{"Feedback": "t03: missing 8642\nt05: stale 10"}, {"Feedback": " t03: missing 8642\n" + "x" * 500}]
+    lines = failure_lines(items)
+    assert lines == ["t03: missing 8642", "t05: stale 10", "x" * 500]
+    assert shown_mistakes(lines, max_lines=10, max_chars=50) == "t03: missing 8642\nt05: stale 10\n" + "x" * 50
+    assert shown_mistakes(lines, max_lines=1, max_chars=50) == "t03: missing 8642"
 
 
 def test_compact_proposer_appends_one_checked_rule_from_failures_not_traces():

@@ -56,18 +56,21 @@ class ProposeRules(dspy.Signature):
     rules: list[str] = dspy.OutputField(desc="3 different rules, one sentence each, each naming a topic")
 
 
-def failure_lines(
-    items: Sequence[Mapping[str, Any]], max_lines: int | None = None, max_chars: int | None = None
-) -> list[str]:
-    """The distinct feedback lines of a component's reflective dataset, first seen first (the
-    first ``max_lines``, each cut to ``max_chars``; None: all, whole)."""
+def failure_lines(items: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The distinct feedback lines of a component's reflective dataset, first seen first."""
     lines: list[str] = []
     for item in items:
         for line in str(item.get("Feedback", "")).splitlines():
-            line = line.strip()[:max_chars]
+            line = line.strip()
             if line and line not in lines:
                 lines.append(line)
-    return lines[:max_lines]
+    return lines
+
+
+def shown_mistakes(lines: Sequence[str], max_lines: int, max_chars: int) -> str:
+    """What the reflection LM is shown of the feedback: the first ``max_lines`` lines, each cut
+    to ``max_chars`` (the checks read them whole)."""
+    return "\n".join(line[:max_chars] for line in lines[:max_lines])
 
 
 def _words(text: str) -> frozenset[str]:
@@ -230,7 +233,7 @@ class CompactProposer:
             rules = self.propose(
                 step=f"the {role_of(name) or 'actor'}, which {self._abilities(name).can}",
                 current_instructions=instructions,
-                mistakes="\n".join(line[: self.max_chars] for line in feedback[: self.max_lines]),
+                mistakes=shown_mistakes(feedback, self.max_lines, self.max_chars),
             ).rules
         return [str(r) for r in (rules if isinstance(rules, list) else [rules])]
 
