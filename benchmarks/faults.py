@@ -1,4 +1,4 @@
-"""Faults survived: SIGKILL at random moments of eval, LoCoMo and optimize runs, a failing hosted
+"""Faults survived: SIGKILL at random moments of eval, LoCoMo, optimize and distill runs, a failing hosted
 LM server, and every adversarial input of issue #28 plus the earlier malformed-file probes.
 Writes benchmarks/results/faults.json.
 
@@ -8,8 +8,8 @@ the tasks it lost (started, not kept). Server faults run `evaluate` against test
 with every fault kind, then rerun it against a healthy server. The input cases
 (benchmarks/fault_cases.py, on the harness of benchmarks/fault_bench.py) run the command line in-process.
 
-    python benchmarks/faults.py                     # 20 eval, 10 LoCoMo, 10 optimize kills
-    python benchmarks/faults.py --eval-kills 3 --locomo-kills 2 --optimize-kills 1
+    python benchmarks/faults.py                     # 20 eval, 10 LoCoMo, 10 optimize, 10 distill kills
+    python benchmarks/faults.py --eval-kills 3 --locomo-kills 2 --optimize-kills 1 --distill-kills 0
 """
 
 from __future__ import annotations
@@ -35,6 +35,10 @@ from promptmem.files import write_json  # noqa: E402
 
 
 def kills(target: str, count: int, seed: int, root: Path) -> dict:
+    if target == "distill":  # the harness trains the scratch student made beside each run
+        from promptmem.distill.scratch_student import make_scratch_student
+
+        make_scratch_student(root / "student")
     start = time.perf_counter()
     run(target, root / "reference")
     duration = time.perf_counter() - start
@@ -49,6 +53,12 @@ def kills(target: str, count: int, seed: int, root: Path) -> dict:
         "equal_to_uninterrupted": sum(not o["differences"] for o in outcomes),
         "uninterrupted_seconds": round(duration, 2),
     }
+    if target == "distill":
+        drifts = [d for o in outcomes for d in o["weight_drift"].values() if d is not None]
+        row |= {
+            "bit_equal": sum(not any(o["weight_drift"].values()) for o in outcomes),
+            "largest_weight_drift": max(drifts, default=None),
+        }
     if target in EVALS:
         row |= {
             "tasks_started_before_kills": sum(o["tasks_started"] for o in outcomes),
@@ -96,11 +106,17 @@ def main() -> None:
     parser.add_argument("--eval-kills", type=int, default=20)
     parser.add_argument("--locomo-kills", type=int, default=10)
     parser.add_argument("--optimize-kills", type=int, default=10)
+    parser.add_argument("--distill-kills", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="benchmarks/results/faults.json")
     args = parser.parse_args()
     start = time.perf_counter()
-    counts = {"eval": args.eval_kills, "locomo": args.locomo_kills, "optimize": args.optimize_kills}
+    counts = {
+        "eval": args.eval_kills,
+        "locomo": args.locomo_kills,
+        "optimize": args.optimize_kills,
+        "distill": args.distill_kills,
+    }
     with tempfile.TemporaryDirectory(prefix="promptmem-faults-") as tmp:
         root = Path(tmp)
         result = {

@@ -5,11 +5,18 @@ from __future__ import annotations
 
 from tables_common import load, maybe, table
 
-KILL_TARGETS = {"eval": "`eval`", "locomo": "`eval` on a LoCoMo conversation (SQLite store)", "optimize": "`optimize`"}
+KILL_TARGETS = {
+    "eval": "`eval`",
+    "locomo": "`eval` on a LoCoMo conversation (SQLite store)",
+    "optimize": "`optimize`",
+    "distill": "`distill` (traces, SFT, GRPO; a scratch student)",
+}
 
 
 def _kill_outcome(k: dict) -> str:
     text = f"{k['results_lost']} results lost; {k['equal_to_uninterrupted']}/{k['runs']} equal to an uninterrupted run"
+    if "bit_equal" in k:
+        text += f" ({k['bit_equal']} bit for bit; largest weight difference {maybe(k['largest_weight_drift'], '{:.1e}')})"
     if "tasks_lost" in k:
         text += (
             f"; {k['tasks_lost']} of {k['tasks_started_before_kills']} started tasks lost "

@@ -207,21 +207,26 @@ def _weights(checkpoint: Path) -> dict:
     return dict(sorted(load_file(str(checkpoint / "model.safetensors")).items()))
 
 
+def weight_drift(got: dict, reference: dict) -> dict[str, float | None]:
+    """Per distill stage, the largest difference between two ``results``' weights (0.0: bit for
+    bit; None: the tensors differ in name or shape)."""
+    drift: dict[str, float | None] = {}
+    for stage in ("sft", "grpo"):
+        mine, theirs = got[stage], reference[stage]
+        same_tensors = mine.keys() == theirs.keys() and all(mine[n].shape == theirs[n].shape for n in theirs)
+        drift[stage] = max((mine[n] - theirs[n]).abs().max().item() for n in theirs) if same_tensors else None
+    return drift
+
+
 def differences(target: str, got: dict, reference: dict) -> dict[str, object]:
-    """What differs between two ``results``: for each distill stage the largest weight
-    difference where it exceeds ``DRIFT`` (or where the tensors differ in name or shape), for
-    everything else the key; empty when they are equal."""
+    """What differs between two ``results``: for each distill stage its weight drift where it
+    exceeds ``DRIFT`` (or "other tensors"), for everything else the key; empty when equal."""
     if target != "distill":
         return {key: True for key in reference if got.get(key) != reference[key]}
     found: dict[str, object] = {"traces": True} if got["traces"] != reference["traces"] else {}
-    for stage in ("sft", "grpo"):
-        mine, theirs = got[stage], reference[stage]
-        if mine.keys() != theirs.keys() or any(mine[n].shape != theirs[n].shape for n in theirs):
-            found[stage] = "other tensors"
-            continue
-        largest = max((mine[n] - theirs[n]).abs().max().item() for n in theirs)
-        if largest > DRIFT:
-            found[stage] = largest
+    for stage, drift in weight_drift(got, reference).items():
+        if drift is None or drift > DRIFT:
+            found[stage] = "other tensors" if drift is None else drift
     return found
 
 
@@ -247,7 +252,7 @@ def kill_and_resume(target: str, out: Path, reference: dict, rng: random.Random,
     """Kill ``target`` at a random moment of an uninterrupted run's ``duration`` (past the first
     quarter, most of which is start-up), rerun it to the end; report what was kept, how its
     results differ from ``reference`` (eval targets: also the tasks started before the kill and
-    how many of them were lost)."""
+    how many of them were lost; distill: each stage's weight drift)."""
     killed = run(target, out, kill_after=rng.uniform(duration / 4, duration)) is None
     before = finished_units(target, out) if target != "optimize" else {}
     stamps = {name: (out / name).stat().st_mtime_ns for name in before}
@@ -261,12 +266,15 @@ def kill_and_resume(target: str, out: Path, reference: dict, rng: random.Random,
         (out / name).read_bytes() == data and (out / name).stat().st_mtime_ns == stamps[name]
         for name, data in before.items()
     )
+    rerun = results(target, out)
+    drift = {"weight_drift": weight_drift(rerun, reference)} if target == "distill" else {}
     return {
         "killed": killed,
         "finished_before_kill": len(before),
         "kept_unchanged": kept,
-        "differences": differences(target, results(target, out), reference),
+        "differences": differences(target, rerun, reference),
         **tasks,
+        **drift,
     }
 
 
