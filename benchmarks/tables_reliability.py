@@ -16,7 +16,8 @@ KILL_TARGETS = {
 def _kill_outcome(k: dict) -> str:
     text = f"{k['results_lost']} results lost; {k['equal_to_uninterrupted']}/{k['runs']} equal to an uninterrupted run"
     if "bit_equal" in k:
-        text += f" ({k['bit_equal']} bit for bit; largest weight difference {maybe(k['largest_weight_drift'], '{:.1e}')})"
+        largest = maybe(k["largest_weight_drift"], "{:.1e}")
+        text += f" ({k['bit_equal']} bit for bit; largest weight difference {largest})"
     if "tasks_lost" in k:
         text += (
             f"; {k['tasks_lost']} of {k['tasks_started_before_kills']} started tasks lost "
