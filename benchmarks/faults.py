@@ -56,7 +56,7 @@ def kills(target: str, count: int, seed: int, root: Path) -> dict:
     if target == "distill":
         drifts = [d for o in outcomes for d in o["weight_drift"].values() if d is not None]
         row |= {
-            "bit_equal": sum(not any(o["weight_drift"].values()) for o in outcomes),
+            "bit_equal": sum(all(d == 0.0 for d in o["weight_drift"].values()) for o in outcomes),
             "largest_weight_drift": max(drifts, default=None),
         }
     if target in EVALS:
