@@ -29,16 +29,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fake_openai import FAULTS, FakeOpenAI  # noqa: E402
 from fault_cases import fault_cases  # noqa: E402
-from kill_harness import EVALS, kill_and_resume, results, run  # noqa: E402
+from kill_harness import EVALS, kill_and_resume, prepare, results, run  # noqa: E402
 
 from promptmem.files import write_json  # noqa: E402
 
 
 def kills(target: str, count: int, seed: int, root: Path) -> dict:
-    if target == "distill":  # the harness trains the scratch student made beside each run
-        from promptmem.distill.scratch_student import make_scratch_student
-
-        make_scratch_student(root / "student")
+    prepare(target, root)
     start = time.perf_counter()
     run(target, root / "reference")
     duration = time.perf_counter() - start

@@ -163,6 +163,14 @@ DONE = {
 }  # units of work a rerun must keep as they are
 
 
+def prepare(target: str, root: Path) -> None:
+    """Make what ``target``'s runs under ``root`` read beside them (distill: the scratch student)."""
+    if target == "distill":
+        from promptmem.distill.scratch_student import make_scratch_student
+
+        make_scratch_student(root / "student")
+
+
 def run(target: str, out: Path, kill_after: float | None = None) -> int | None:
     """Run ``target`` into ``out``; with ``kill_after``, SIGKILL it after that many seconds (the
     exit code, or None when it was killed)."""
@@ -218,15 +226,15 @@ def weight_drift(got: dict, reference: dict) -> dict[str, float | None]:
     return drift
 
 
-def differences(target: str, got: dict, reference: dict) -> dict[str, object]:
-    """What differs between two ``results``: for each distill stage its weight drift where it
+def differences(target: str, got: dict, reference: dict, drift: dict[str, float | None]) -> dict[str, object]:
+    """What differs between two ``results``: for each distill stage its ``weight_drift`` where it
     exceeds ``DRIFT`` (or "other tensors"), for everything else the key; empty when equal."""
     if target != "distill":
         return {key: True for key in reference if got.get(key) != reference[key]}
     found: dict[str, object] = {"traces": True} if got["traces"] != reference["traces"] else {}
-    for stage, drift in weight_drift(got, reference).items():
-        if drift is None or drift > DRIFT:
-            found[stage] = "other tensors" if drift is None else drift
+    for stage, largest in drift.items():
+        if largest is None or largest > DRIFT:
+            found[stage] = "other tensors" if largest is None else largest
     return found
 
 
@@ -267,14 +275,14 @@ def kill_and_resume(target: str, out: Path, reference: dict, rng: random.Random,
         for name, data in before.items()
     )
     rerun = results(target, out)
-    drift = {"weight_drift": weight_drift(rerun, reference)} if target == "distill" else {}
+    drift = weight_drift(rerun, reference) if target == "distill" else {}
     return {
         "killed": killed,
         "finished_before_kill": len(before),
         "kept_unchanged": kept,
-        "differences": differences(target, rerun, reference),
+        "differences": differences(target, rerun, reference, drift),
         **tasks,
-        **drift,
+        **({"weight_drift": drift} if drift else {}),
     }
 
 

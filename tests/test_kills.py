@@ -7,16 +7,14 @@ import random
 import time
 
 import pytest
-from kill_harness import EVALS, kill_and_resume, results, run
+from kill_harness import EVALS, kill_and_resume, prepare, results, run
 
 
 @pytest.mark.parametrize("target", ["eval", "locomo", "optimize", "distill"])
 def test_killed_runs_resume_to_the_same_results(tmp_path, target):
     if target == "distill":
         pytest.importorskip("trl", reason="the distill extra is not installed")
-        from promptmem.distill.scratch_student import make_scratch_student
-
-        make_scratch_student(tmp_path / "student")
+    prepare(target, tmp_path)
     start = time.perf_counter()
     run(target, tmp_path / "reference")
     duration = time.perf_counter() - start
