@@ -21,11 +21,11 @@ task lists the facts it states in ``states``.
 
 from __future__ import annotations
 
-import json
 import random
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+from promptmem.suites.worlds import Subject, World, WorldConfig, date_answers, world_stream, write_jsonl
 
 PEOPLE = ["Ines", "Marco", "Yuki", "Bea", "Theo", "Nadia", "Ravi", "Greta", "Malik", "Zara", "Oskar", "Leila"]
 MONTHS = ["March", "April", "May", "June"]
@@ -43,29 +43,6 @@ PASSWORD_WORDS = ["otter", "maple", "comet", "pebble", "falcon", "tulip", "walru
 TIMES = {"9 pm": "21:00", "9:30 pm": "21:30", "10 pm": "22:00", "10:30 pm": "22:30", "11 pm": "23:00"}
 
 
-@dataclass(frozen=True)
-class Subject:
-    """A thing questions ask about: its kind, how its value is stated first and after a change
-    (templates over {s} subject, {v} value, {u} a supply's unit phrase), the question, its
-    scorer, how a value is drawn and the answers that count for a value."""
-
-    name: str
-    kind: str
-    reveal: tuple[str, ...]
-    update: tuple[str, ...]
-    question: str
-    scorer: str
-    draw: Callable[[random.Random, list[str]], str]
-    answers: Callable[[str], list[str]] = lambda v: [v]
-    unit: str = ""
-
-
-def _date_answers(value: str) -> list[str]:
-    month, day = value.split()
-    suffix = {1: "st", 2: "nd", 3: "rd", 21: "st", 22: "nd", 23: "rd"}.get(int(day), "th")
-    return [value, f"{day} {month}", f"{value}{suffix}", f"{day}{suffix} {month}"]
-
-
 def _time_answers(value: str) -> list[str]:
     answers = [value, value.replace(" ", ""), TIMES[value]]
     return answers + ([value.replace(" pm", ":00 pm")] if ":" not in value else [])
@@ -80,7 +57,7 @@ def _event(name: str) -> Subject:
         "On what date is the {s}? Reply with the month and day only.",
         "contains",
         lambda rng, people: f"{rng.choice(MONTHS)} {rng.randint(1, 28)}",
-        _date_answers,
+        date_answers,
     )
 
 
@@ -151,74 +128,20 @@ FILLERS = ["Sounds good!", "Thanks!", "Haha, fair.", "Noted.", "Did everyone sle
 
 
 @dataclass(frozen=True)
-class HouseholdConfig:
-    """Knobs of the household world (counts per stream)."""
-
-    tasks: int = 24  # stream length
-    subjects_per_kind: int = 5  # dates, holders, counts asked about (all four rules are always in play)
-    facts_per_observation: tuple[int, ...] = (1, 2, 2)  # drawn from for each observation
-    update_rate: float = 0.2  # chance a stated fact is a change to a known one while new ones remain
-    min_delay: int = 2  # fewest tasks between a fact's statement and its question
-    max_delay: int = 16  # most tasks between a fact's statement and its question
-    asks_per_fact: int = 2  # a value can be asked again later (until it changes)
-    current_ratio: float = 0.1  # share of questions about the current observation
-    budget: int = 800  # recommended notes budget in characters
+class HouseholdConfig(WorldConfig):
+    """Knobs of the household world (``WorldConfig``'s; all four rules are always in play)."""
 
 
-class _World:
-    """The ground truth of one stream while it is generated."""
-
-    def __init__(self, config: HouseholdConfig, rng: random.Random):
-        self.config, self.rng = config, rng
-        self.people = rng.sample(PEOPLE, 6)
-        n = config.subjects_per_kind
-        subjects = [_event(e) for e in rng.sample(EVENTS, n)] + [_item(i) for i in rng.sample(ITEMS, n)]
-        subjects += [_supply(s, SUPPLIES[s]) for s in rng.sample(sorted(SUPPLIES), n)] + RULES
-        self.subjects = {s.name: s for s in subjects}
-        self.fresh = list(self.subjects)
-        rng.shuffle(self.fresh)
-        self.current: dict[str, dict] = {}  # subject -> value, stated_in, updated_in, stale, asks
-
-    def state(self, position: int, exclude: set[str]) -> dict | None:
-        """Reveal a new fact or change a known one (never one in ``exclude``); None: nothing left."""
-        known = [s for s, f in self.current.items() if s not in exclude and len(f["stale"]) < MAX_CHANGES]
-        fresh = [s for s in self.fresh if s not in exclude]
-        if not known and not fresh:
-            return None
-        changing = bool(known) and (not fresh or self.rng.random() < self.config.update_rate)
-        if changing:
-            name = self.rng.choices(known, [UPDATE_WEIGHT[self.subjects[s].kind] for s in known])[0]
-        else:
-            name = fresh[0]
-            self.fresh.remove(name)
-        subject, old = self.subjects[name], self.current.get(name)
-        history = {old["value"], *old["stale"]} if old else set()
-        value = subject.draw(self.rng, self.people)
-        while value in history:
-            value = subject.draw(self.rng, self.people)
-        self.current[name] = {
-            "value": value,
-            "stated_in": position,
-            "updated_in": old["updated_in"] + [position] if old else [],
-            "stale": old["stale"] + [old["value"]] if old else [],
-            "asks": 0,
-        }
-        template = self.rng.choice(subject.update if changing else subject.reveal)
-        return {"subject": subject, "value": value, "text": template.format(s=name, v=value, u=subject.unit)}
-
-    def waiting(self, position: int) -> list[str]:
-        lo, hi = self.config.min_delay, self.config.max_delay
-        asks = self.config.asks_per_fact
-        return [s for s, f in self.current.items() if f["asks"] < asks and lo <= position - f["stated_in"] <= hi]
+def _world(config: HouseholdConfig, rng: random.Random) -> World:
+    people = rng.sample(PEOPLE, 6)
+    n = config.subjects_per_kind
+    subjects = [_event(e) for e in rng.sample(EVENTS, n)] + [_item(i) for i in rng.sample(ITEMS, n)]
+    subjects += [_supply(s, SUPPLIES[s]) for s in rng.sample(sorted(SUPPLIES), n)] + RULES
+    return World(config, rng, people, subjects, UPDATE_WEIGHT, MAX_CHANGES)
 
 
-def _pick(world: _World, waiting: list[str], rng: random.Random, position: int) -> str:
-    """The waiting fact whose wait is nearest a delay drawn uniformly from the configured range
-    (ties: the older), so that questions come early and late alike."""
-    target = rng.randint(world.config.min_delay, world.config.max_delay)
-    return min(
-        waiting, key=lambda s: (abs(position - world.current[s]["stated_in"] - target), world.current[s]["stated_in"])
-    )
+def _distractors(rng: random.Random, people: list[str]) -> list[str]:
+    return [make(rng, rng.choice(people)) for make in rng.sample(DISTRACTORS, rng.randint(2, 3))]
 
 
 def _dialogue(rng: random.Random, facts: list[dict], others: list[str], people: list[str], position: int) -> str:
@@ -274,64 +197,14 @@ def _render(rng: random.Random, facts: list[dict], others: list[str], people: li
     return f"Note on the fridge, signed {rng.choice(people)}:\n" + " ".join(sentences)
 
 
-def task_id(position: int) -> str:
-    """The id of the task at ``position`` in a stream."""
-    return f"t{position:02d}"
-
-
-def _task(world: _World, facts: list[dict], observation: str, question: tuple | None, position: int) -> dict:
-    states = [{"value": f["value"], "subject": f["subject"].name} for f in facts]
-    task = {"id": task_id(position), "observation": observation, "question": None, "meta": {"states": states}}
-    if question is None:
-        return task
-    name, question_type = question
-    subject, fact = world.subjects[name], world.current[name]
-    fact["asks"] += 1
-    task.update(
-        question=subject.question.format(s=name, u=subject.unit),
-        answer=subject.answers(fact["value"]),
-        scorer=subject.scorer,
-    )
-    task["meta"].update(
-        subject=name,
-        kind=subject.kind,
-        question_type=question_type,
-        revealed_in=task_id(fact["stated_in"]),
-        updated_in=[task_id(p) for p in fact["updated_in"]],
-        stale=list(fact["stale"]),
-        current=question_type == "current",
-        delay=position - fact["stated_in"],
-    )
-    return task
-
-
 def household_stream(config: HouseholdConfig, seed: int, index: int, prefix: str = "household") -> dict:
     """One stream as a JSONL line object; the same arguments give the same stream."""
     rng = random.Random(f"promptmem-household-{seed}-{index}")
-    world = _World(config, rng)
-    tasks = []
-    for position in range(config.tasks):
-        waiting = world.waiting(position)
-        recall = None if not waiting or rng.random() < config.current_ratio else _pick(world, waiting, rng, position)
-        facts: list[dict] = []
-        for _ in range(rng.choice(config.facts_per_observation)):
-            fact = world.state(position, {recall, *(f["subject"].name for f in facts)})
-            facts += [fact] if fact else []
-        others = [make(rng, rng.choice(world.people)) for make in rng.sample(DISTRACTORS, rng.randint(2, 3))]
-        observation = _render(rng, facts, others, world.people, position)
-        if recall is not None:
-            question = (recall, "recall")
-        elif position >= config.min_delay and facts:
-            question = (rng.choice(facts)["subject"].name, "current")
-        else:
-            question = None  # an observe-only warm-up step
-        tasks.append(_task(world, facts, observation, question, position))
-    return {"stream_id": f"{prefix}-s{seed}-{index}", "tasks": tasks}
+    return world_stream(_world(config, rng), _distractors, _render, f"{prefix}-s{seed}-{index}")
 
 
 def write_household(
     path: str | Path, n: int, seed: int, prefix: str, config: HouseholdConfig = HouseholdConfig()
 ) -> None:
     """Write ``n`` streams (indices 0..n-1 of ``seed``) to ``path`` as JSONL, one stream a line."""
-    lines = [json.dumps(household_stream(config, seed, i, prefix)) for i in range(n)]
-    Path(path).write_text("\n".join(lines) + "\n")
+    write_jsonl(path, (household_stream(config, seed, i, prefix) for i in range(n)))
