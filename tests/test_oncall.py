@@ -1,0 +1,123 @@
+"""The on-call world: seeded, valid JSONL; the plain files carry gold answers only, the annotated
+ones the documented meta; every answer stated in an earlier (or the current) task; updates with
+stale values and chatter around the facts; the committed data equal to the generator's."""
+
+import json
+from pathlib import Path
+
+import pytest
+from promptmem.programs.select import statements
+
+from promptmem.signals.hindsight import hindsight_labels, statement_holds
+from promptmem.suites import JsonlSuite, load_streams
+from promptmem.suites.oncall import OncallConfig, oncall_stream, write_oncall
+from promptmem.tasks import Fact
+
+DATA = Path(__file__).resolve().parents[1] / "benchmarks" / "data"
+META = {"subject", "revealed_in", "updated_in", "stale", "current", "kind", "question_type", "delay", "states"}
+SPLITS = [("train", 1, 12), ("heldout", 2, 8)]
+
+
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory) -> JsonlSuite:
+    path = tmp_path_factory.mktemp("oncall") / "streams.jsonl"
+    write_oncall(path, 6, seed=5, prefix="test", annotate=True)
+    return JsonlSuite(path)  # the JSONL validator runs here
+
+
+def test_the_same_seed_gives_the_same_bytes_and_another_seed_other_streams(tmp_path):
+    for name, seed in (("a", 3), ("b", 3), ("c", 4)):
+        write_oncall(tmp_path / f"{name}.jsonl", 2, seed, prefix="x")
+    a, b, c = ((tmp_path / f"{name}.jsonl").read_bytes() for name in "abc")
+    assert a == b and a != c
+
+
+@pytest.mark.parametrize("split, seed, n", SPLITS)
+@pytest.mark.parametrize("annotate", [False, True])
+def test_the_committed_data_is_the_generators_and_valid(tmp_path, split, seed, n, annotate):
+    committed = DATA / f"oncall_{split}{'_annotated' if annotate else ''}.jsonl"
+    write_oncall(tmp_path / "again.jsonl", n, seed, prefix=f"oncall-{split}", annotate=annotate)
+    assert committed.read_bytes() == (tmp_path / "again.jsonl").read_bytes()
+    streams = load_streams(committed)
+    assert len(streams) == n and all(len(s.tasks) == 24 for s in streams)
+
+
+@pytest.mark.parametrize("split, seed, n", SPLITS)
+def test_the_plain_files_carry_gold_answers_only_and_equal_the_annotated_ones_without_meta(split, seed, n):
+    plain = [json.loads(line) for line in (DATA / f"oncall_{split}.jsonl").read_text().splitlines()]
+    annotated = [json.loads(line) for line in (DATA / f"oncall_{split}_annotated.jsonl").read_text().splitlines()]
+    for stream in annotated:
+        for task in stream["tasks"]:
+            assert set(task.pop("meta")) <= META
+    assert plain == annotated
+    fields = {key for stream in plain for task in stream["tasks"] for key in task}
+    assert fields == {"id", "observation", "question", "answer", "scorer"}
+
+
+def test_every_question_carries_the_documented_meta_and_its_answer_was_stated_before(suite):
+    kinds, delays, updated = set(), [], 0
+    for stream in suite.streams(6):
+        by_id = {t.id: t for t in stream.tasks}
+        for position, task in enumerate(stream.tasks):
+            if not task.is_question:
+                continue
+            meta, value = task.meta, task.answer[0]
+            assert META <= set(meta), task.id
+            origin = by_id[meta["revealed_in"]]
+            assert stream.tasks.index(origin) <= position
+            assert meta["current"] == (origin is task) == (meta["question_type"] == "current")
+            assert value not in meta["stale"] and len(meta["stale"]) == len(meta["updated_in"])
+            if meta["updated_in"]:
+                assert meta["updated_in"][-1] == meta["revealed_in"]
+                updated += 1
+            kinds.add(meta["kind"])
+            delays.append(meta["delay"])
+            assert suite.score(task, value).score == 1.0
+            assert all(suite.score(task, old).score == 0.0 for old in meta["stale"])
+    assert kinds == {"pager", "assignee", "version", "threshold", "status", "date"} and updated >= 10
+    recall = [d for d in delays if d]
+    assert min(recall) >= 2 and max(recall) <= 17 and max(recall) >= 10
+
+
+@pytest.mark.parametrize("split", ["train", "heldout"])
+def test_one_statement_of_the_origin_holds_the_answer_beside_its_subject_and_none_a_stale_value(split):
+    suite = JsonlSuite(DATA / f"oncall_{split}_annotated.jsonl")
+    stale_questions = 0
+    for stream in suite.streams(100):
+        by_id = {t.id: t for t in stream.tasks}
+        for task in (t for t in stream.tasks if t.is_question):
+            evidence = suite.evidence(task)
+            shown = statements(by_id[task.meta["revealed_in"]].observation)
+            assert any(statement_holds(s, fact) for s in shown for fact in evidence.needed), task.id
+            subject = task.meta["subject"]
+            assert not any(statement_holds(s, Fact(old, subject)) for s in shown for old in evidence.stale), task.id
+            stale_questions += bool(evidence.stale)
+    assert stale_questions >= 0.2 * sum(t.is_question for s in suite.streams(100) for t in s.tasks)
+
+
+def test_most_statements_are_chatter_that_states_no_tracked_fact(suite):
+    shown = chatter = 0
+    for stream in suite.streams(6):
+        for task in stream.tasks:
+            facts = suite.stated(task)
+            found = statements(task.observation)
+            shown += len(found)
+            chatter += sum(not any(statement_holds(s, fact) for fact in facts) for s in found)
+    assert 0.5 <= chatter / shown <= 0.9
+
+
+def test_the_budget_holds_the_needed_statements_but_not_the_raw_observations(suite):
+    budget = OncallConfig().budget
+    for stream in suite.streams(6):
+        labels = hindsight_labels(stream, suite)
+        pending = [
+            sum(len(x.text) for x in labels if x.needed_by and x.position < p <= x.last_need)
+            for p in range(len(stream.tasks))
+        ]
+        assert 0 < max(pending) <= budget / 2
+        assert sum(len(t.observation) for t in stream.tasks) > 5 * budget
+
+
+def test_a_stream_depends_only_on_its_seed_and_index():
+    config = OncallConfig()
+    assert oncall_stream(config, 9, 1) == oncall_stream(config, 9, 1) != oncall_stream(config, 9, 2)
