@@ -59,10 +59,14 @@ def register_writer(name: str, writer: type, about: str) -> None:
     WRITERS[name] = Registered(writer, about)
 
 
+def _is_module_class(found: object) -> bool:
+    return isinstance(found, type) and issubclass(found, dspy.Module)
+
+
 def make_writer(spec: str) -> dspy.Module:
     """A fresh writer: a ``WRITERS`` name, or a ``pkg.module:Class`` path to a writer class."""
     if is_dotted(spec):
-        return load_dotted(spec, "--writer")()
+        return load_dotted(spec, "--writer", _is_module_class, "a writer class (a dspy.Module subclass)")()
     if spec not in WRITERS:
         raise ValueError(f"unknown writer {spec!r}; known: {', '.join(WRITERS)} or a pkg.module:Class path")
     return WRITERS[spec].build()
@@ -249,6 +253,18 @@ def in_process(agent: MemoryAgent, command: str) -> MemoryAgent:
             "memories in mem0 (run it with `promptmem eval --agent mem0`)"
         )
     return agent
+
+
+def check_writer_taken(spec: str, writer: str | None) -> None:
+    """Refuse a ``writer`` given on purpose (None: not given) to an agent that takes none: only
+    the seed agent's LM writer is chosen by ``--writer``; the other agents and a saved program
+    bring their own writer or none, and an ignored option would still be recorded in (and
+    lock) the run's configuration."""
+    if writer is not None and spec != SEED_AGENT:
+        brings = "brings its own writer" if spec.endswith(".json") else "has no --writer to choose"
+        raise ValueError(
+            f"--writer {writer!r} applies to the {SEED_AGENT} agent's LM writer; --agent {spec} {brings}: drop --writer"
+        )
 
 
 def resolve_agent(spec: str, writer: str = "ops", buffer_share: float = 0.0, actor: str = "plain") -> MemoryAgent:

@@ -3,6 +3,7 @@ promptmem (``--suite``, ``--writer``) without registering it first."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from importlib import import_module
 
 
@@ -12,15 +13,19 @@ def is_dotted(spec: str) -> bool:
     return bool(sep and module and name)
 
 
-def load_dotted(spec: str, what: str) -> object:
-    """The object ``pkg.module:Name`` names; an unimportable module or a missing name is a
-    ValueError that says which ``what`` (e.g. "--writer") asked for it."""
+def load_dotted(spec: str, what: str, fits: Callable[[object], bool] = callable, kind: str = "callable") -> object:
+    """The object ``pkg.module:Name`` names; an unimportable module, a missing name or an object
+    ``fits`` refuses (it is not a ``kind``) is a ValueError that says which ``what`` (e.g.
+    "--writer") asked for it."""
     module_name, _, name = spec.partition(":")
     try:
         module = import_module(module_name)
     except ImportError as err:
         raise ValueError(f"{what} {spec!r}: cannot import {module_name} ({err})") from err
     try:
-        return getattr(module, name)
+        found = getattr(module, name)
     except AttributeError:
         raise ValueError(f"{what} {spec!r}: module {module_name} has no {name!r}") from None
+    if not fits(found):
+        raise ValueError(f"{what} {spec!r}: {module_name}.{name} is not {kind}")
+    return found

@@ -10,11 +10,11 @@ from typing import Any
 import dspy
 from dspy.utils.usage_tracker import track_usage
 
-from promptmem.failures import LMUnavailable, fatal, transient
+from promptmem.failures import describe, stop_for, transient
 from promptmem.memory import EMPTY_NOTES, InMemoryStore, Memory, When, WriteFailed
 from promptmem.recall import notes_recall
+from promptmem.redact import redact
 from promptmem.roles import Write
-from promptmem.rundir import strip_credentials
 from promptmem.tasks import Stream, Suite, Task
 
 
@@ -80,17 +80,11 @@ class StreamResult:
         )
 
 
-def _describe(err: Exception) -> str:
-    """The error's type and first line, without credentials (it is written to the run's files)."""
-    return strip_credentials(f"{type(err).__name__}: {str(err).splitlines()[0][:300] if str(err) else ''}")
-
-
 def _lm_failure(err: Exception, role: str) -> int:
     """1 when ``err`` is an LM call that failed for now, 0 for the task's own failure; an LM
     that cannot answer at all stops the run (``LMUnavailable``, saying what to fix)."""
-    fix = fatal(err)
-    if fix:
-        raise LMUnavailable(f"the {role}'s LM call failed: {_describe(err)}; {fix}") from err
+    if stop := stop_for(err, role):
+        raise stop from err
     return int(transient(err))
 
 
@@ -129,14 +123,14 @@ def run_task(agent, task: Task, position: int, suite: Suite, memory: Memory, act
             try:
                 answer = agent.actor(notes=notes, observation=task.observation, question=task.question)
             except Exception as err:  # noqa: BLE001 - any LM/adapter failure is data here
-                answer, error, failed = "", f"actor failed: {_describe(err)}", _lm_failure(err, "actor")
+                answer, error, failed = "", f"actor failed: {describe(err)}", _lm_failure(err, "actor")
             outcome = suite.score(task, answer)
         write = Write()
         if agent.writer is not None:
             try:
                 write = agent.writer(memory.notes(), task, answer, outcome, memory.budget)
             except Exception as err:  # noqa: BLE001
-                write, failed = Write(error=f"writer failed: {_describe(err)}"), failed + _lm_failure(err, "writer")
+                write, failed = Write(error=f"writer failed: {describe(err)}"), failed + _lm_failure(err, "writer")
         try:  # inside the tracker: a store's own LM calls (mem0's) count in the step's cost
             results = memory.apply(write.ops, step=task.id, when=when_of(task, position))
         except WriteFailed as err:
@@ -159,8 +153,8 @@ def run_task(agent, task: Task, position: int, suite: Suite, memory: Memory, act
         **usage,
         seconds=round(time.perf_counter() - start, 3),
         error=error,
-        write_error=write.error,
-        write_raw=write.raw,
+        write_error=redact(write.error),  # a store's own failure (mem0's) may quote its key
+        write_raw=redact(write.raw),
         meta=dict(task.meta),
         failed_calls=failed,
     )

@@ -66,6 +66,13 @@ def numeric(prediction: str, golds: Sequence[str], rel_tol: float = 1e-6) -> flo
     return 0.0
 
 
+def unscorable(scorer: str, gold: str) -> str:
+    """Why ``scorer`` can never match the gold answer ``gold`` ("" when it can)."""
+    if scorer == "numeric" and _first_number(gold) is None:
+        return f"{gold!r} holds no number, which the numeric scorer compares"
+    return ""
+
+
 SCORERS: dict[str, Callable[[str, Sequence[str]], float]] = {
     "exact": exact,
     "f1": f1,

@@ -1,5 +1,6 @@
 """A fake OpenAI-compatible chat server on 127.0.0.1 for fault tests: it answers each request
-with the next scripted fault (then ``ok``), bounded in requests and in time."""
+with the next scripted fault (then ``ok``), bounded in requests and in time. Its error bodies
+quote the request's Authorization header, as some providers' do (a test of redaction)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-FAULTS = ("ok", "429", "500", "timeout", "drop", "truncated", "401", "404")
+FAULTS = ("ok", "429", "500", "timeout", "drop", "truncated", "401", "404", "400", "422")
+ERRORS = ("400", "401", "404", "422", "429", "500")  # answered with that HTTP status
 
 
 def completion(content: str) -> dict:
@@ -57,8 +59,9 @@ class FakeOpenAI:
             return
         if fault == "timeout":
             time.sleep(self.hang)
-        if fault in ("401", "404", "429", "500"):
-            data = json.dumps({"error": {"message": f"fake {fault}", "type": "fake"}}).encode()
+        if fault in ERRORS:
+            echoed = handler.headers.get("Authorization", "")
+            data = json.dumps({"error": {"message": f"fake {fault} for {echoed}", "type": "fake"}}).encode()
             handler.send_response(int(fault))
             handler.send_header("Retry-After", "0")
         else:

@@ -117,8 +117,8 @@ def test_cli_lists_suites_and_models():
 def test_sqlite_store_with_retrieval_and_the_memory_commands(tmp_path):
     config = EvalConfig(**{**CONFIG.__dict__, "streams": 1, "store": "sqlite", "top_k": 2})
     lm = scripted_lm("3000", {"operations": typed_ops("ADD billing-api port 3000\nADD owner Priya\nADD drinks tea")})
-    report = evaluate(config, LM, tmp_path, lm=lm, show_progress=False)
-    (db,) = (tmp_path / "memory" / "agent").glob("*.db")
+    report = evaluate(config, LM, tmp_path / "run", lm=lm, show_progress=False)
+    (db,) = (tmp_path / "run" / "memory" / "agent").glob("*.db")
     assert report.agent.final_notes_chars == len("billing-api port 3000owner Priyadrinks tea")
     actor_prompts = [
         h["messages"][-1]["content"] for h in lm.history if "[[ ## outcome" not in h["messages"][-1]["content"]

@@ -132,3 +132,54 @@ def test_the_cli_exits_non_zero_with_the_fix_or_the_failed_calls(tmp_path, monke
     with FakeOpenAI(["500"] * 500, reply) as server:
         result = CliRunner().invoke(app, [*run, "--api-base", server.url, "--out", str(tmp_path / "down")])
     assert result.exit_code == 1 and "LM calls failed; 1 streams unfinished" in result.output
+
+
+@pytest.mark.parametrize("fault", ["400", "422"])
+def test_a_refused_request_stops_the_run_with_the_providers_message_and_finishes_nothing(tmp_path, fault):
+    with FakeOpenAI([fault] * 50, reply) as server:
+        with pytest.raises(LMUnavailable, match=f"fake {fault} for Bearer .*refused the request as invalid") as err:
+            evaluate(ONE_STREAM, hosted(server), tmp_path, show_progress=False)
+        assert server.requests <= 3 and KEY not in str(err.value)
+        assert not list(tmp_path.glob("streams/*/*"))
+        server.faults.clear()  # the provider fixed: the rerun runs every stream, none was saved as finished
+        report = evaluate(ONE_STREAM, hosted(server), tmp_path, show_progress=False)
+    records = json.loads((tmp_path / STREAM_FILE).read_text())["records"]
+    assert report.agent.failed_calls == 0 and all(r["error"] == r["write_error"] == "" for r in records)
+    assert_no_key_in(tmp_path)
+
+
+def test_a_max_tokens_no_call_can_meet_is_refused_before_the_run(tmp_path):
+    from typer.testing import CliRunner
+
+    from promptmem.cli import app
+
+    with pytest.raises(ValueError, match="max-tokens: -5"):
+        LMConfig(spec="openai/fake-model", max_tokens=-5)
+    out = tmp_path / "run"
+    args = ["eval", "--lm", "openai/fake-model", "--max-tokens", "-5", "--out", str(out)]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "2000"})
+    assert result.exit_code == 2 and "--max-tokens" in result.output and not out.exists()
+
+
+def test_the_cli_prints_a_refused_request_or_key_redacted_and_exits_2(tmp_path):
+    from typer.testing import CliRunner
+
+    from promptmem.cli import app
+
+    for fault in ("400", "401"):
+        with FakeOpenAI([fault] * 50, reply) as server:
+            args = ["eval", "--streams", "1", "--tasks", "4", "--no-baseline", "--lm", "openai/fake-model"]
+            args += ["--api-base", server.url, "--out", str(tmp_path / fault)]
+            result = CliRunner().invoke(app, args, env={"COLUMNS": "2000"})
+        assert result.exit_code == 2 and f"fake {fault} for Bearer [redacted]" in result.output, result.output
+        assert KEY not in result.output and not list(tmp_path.glob(f"{fault}/streams/*/*"))
+
+
+def test_failed_calls_have_a_column_in_summary_md(tmp_path):
+    with FakeOpenAI(["500"] * 3, reply) as server:
+        report = evaluate(ONE_STREAM, hosted(server), tmp_path, show_progress=False)
+    lines = (tmp_path / "summary.md").read_text().splitlines()
+    header = next(line for line in lines if line.startswith("| agent"))
+    row = next(line for line in lines if line.startswith(f"| {report.agent.agent} "))
+    column = [c.strip() for c in header.split("|")].index("failed LM calls")
+    assert int(row.split("|")[column]) == report.agent.failed_calls >= 1

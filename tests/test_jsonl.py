@@ -106,3 +106,39 @@ def test_a_non_utf8_file_is_a_clear_error_naming_file_and_line(tmp_path):
         load_streams(path)
     with pytest.raises(LocomoFormatError, match=r"latin1.jsonl: not UTF-8 text"):
         load_locomo(path)
+
+
+def _task(**fields) -> dict:
+    return {"stream_id": "x", "tasks": [{"id": "a", "question": "q?", "answer": "b", **fields}]}
+
+
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        (_task(question=" "), "line 2, tasks[0] (id 'a').question: is empty; use null for a step with no question"),
+        (_task(scorer="numeric", answer="Paris"), "line 2, tasks[0] (id 'a').answer: 'Paris' holds no number"),
+        ('{"stream_id": "x", "tasks": [{"id": "a", "meta": {"w": NaN}}]}', "line 2: NaN is not a JSON value"),
+        ('{"stream_id": "x", "tasks": [{"id": "a", "meta": {"w": -Infinity}}]}', "line 2: -Infinity is not a JSON"),
+        ({**_task(), "notes": "x"}, "line 2: unknown field(s) ['notes']; a line holds stream_id and tasks"),
+        (
+            '{"stream_id": "x", "tasks": [{"id": "a", "meta": ' + '{"m": ' * 100_000 + "1" + "}" * 100_001 + "]}",
+            "line 2: nested too deep to read",
+        ),
+    ],
+)
+def test_what_no_run_can_use_is_refused_naming_the_line_and_field(tmp_path, line, message):
+    with pytest.raises(JsonlFormatError) as err:
+        load_streams(write(tmp_path, GOOD, line))
+    assert message in str(err.value)
+
+
+def test_fewer_streams_in_the_file_than_asked_runs_them_with_a_warning(tmp_path, caplog):
+    from conftest import scripted_lm
+
+    from promptmem.evaluate import EvalConfig, evaluate
+    from promptmem.lm.specs import LMConfig
+
+    config = EvalConfig(suite="jsonl", data=str(write(tmp_path, GOOD)), agent="no-memory", streams=9)
+    evaluate(config, LMConfig(spec="dummy/x"), tmp_path / "run", lm=scripted_lm("4417", {}), show_progress=False)
+    assert "streams.jsonl holds 1 stream from --seed 0, not the 9 --streams asked for: running 1" in caplog.text
+    assert len(list((tmp_path / "run" / "streams" / "agent").glob("*.json"))) == 1

@@ -12,8 +12,9 @@ from conftest import scripted_lm, typed_ops
 from matplotlib.image import imread
 
 from promptmem.evaluate import EvalConfig, evaluate
+from promptmem.files import RunDirError
 from promptmem.lm.specs import LMConfig
-from promptmem.report.html import RunDirError, html_report, write_html_report
+from promptmem.report.html import html_report, write_html_report
 from promptmem.report.story import question_story, replay
 from promptmem.runner import StreamResult, TaskRecord
 from promptmem.tasks import Evidence, Fact

@@ -20,6 +20,7 @@ from promptmem.lm.cores import claim_cores, usable_cpus
 from promptmem.lm.embedded import DEFAULT_LOCAL_MODEL, gguf_path
 from promptmem.lm.grammar import NoteIdsAdapter
 from promptmem.options import option
+from promptmem.redact import remember_url
 
 LOCAL_PREFIX = "local"
 HF_PREFIX = "hf:"
@@ -36,7 +37,9 @@ class LMConfig:
     )
     api_base: str | None = option(None, "Server URL for hosted LMs (vLLM, an OpenAI-compatible server).")
     temperature: float = option(0.0, "Sampling temperature (0 = greedy).", cli=False)
-    max_tokens: int = option(256, "Completion limit per LM call (an 800-character notes rewrite is ~220 tokens).")
+    max_tokens: int = option(
+        256, "Completion limit per LM call (an 800-character notes rewrite is ~220 tokens).", min=1
+    )
     context: int = option(4096, "Context window for local models, in tokens.", cli=False)
     threads: int | None = option(
         None,
@@ -51,6 +54,12 @@ class LMConfig:
         min=1,
     )
     timeout: float = option(120.0, "Seconds per call for hosted LMs.", cli=False, pace=True)
+
+    def __post_init__(self):
+        """Refuse a completion limit no call can meet before any run starts (a provider would
+        refuse every call)."""
+        if not isinstance(self.max_tokens, int) or self.max_tokens < 1:
+            raise ValueError(f"max-tokens: {self.max_tokens!r} is not a completion limit; give a whole number >= 1")
 
 
 def window_chars(config: LMConfig, prompt_overhead_tokens: int = 700, chars_per_token: float = 3.0) -> int:
@@ -105,6 +114,7 @@ def _transformers(config: LMConfig, common: dict) -> dspy.LM:
 
 
 def _hosted(config: LMConfig, common: dict) -> dspy.LM:
+    remember_url(config.api_base)  # its password stays out of every message (promptmem.redact)
     hosted = {"api_base": config.api_base} if config.api_base else {}
     return dspy.LM(config.spec, timeout=config.timeout, num_retries=2, **hosted, **common)
 

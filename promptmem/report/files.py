@@ -16,7 +16,7 @@ def _row(s: Summary) -> str:
         f"| {s.agent} | {s.score:.3f} | {recall} | {s.questions} | {c.calls_per_task:.2f} | "
         f"{c.prompt_tokens_per_task + c.completion_tokens_per_task:.0f} | "
         f"{processed:.0f} / {c.prompt_tokens_reused_per_task:.0f} | "
-        f"{c.seconds_per_task:.2f} | {s.write_failures} | {s.rejected_ops} | "
+        f"{c.seconds_per_task:.2f} | {s.failed_calls} | {s.write_failures} | {s.rejected_ops} | "
         f"{s.final_notes_chars:.0f} |"
     )
 
@@ -33,8 +33,9 @@ def summary_markdown(report: Report) -> str:
         f"{report.agent.streams} streams, notes budget {cfg.get('budget', '?')} chars",
         "",
         "| agent | score | notes recall | questions | LM calls/task | tokens/task "
-        "| prompt tokens/task processed / reused | s/task | failed writes | rejected ops | final notes (chars) |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| prompt tokens/task processed / reused | s/task | failed LM calls | failed writes | rejected ops "
+        "| final notes (chars) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
         *map(_row, summaries),
     ]
     failed = sum(s.failed_calls for s in summaries)

@@ -8,25 +8,14 @@ import html
 import io
 from pathlib import Path
 
-from promptmem.evaluate import run_streams
-from promptmem.files import RunDirError, read_json, write_text
+from promptmem.outputs import check_output, write_output
+from promptmem.report.finished import FinishedRun, load_run
 from promptmem.report.story import question_story, replay
-from promptmem.resume import finished_streams
-from promptmem.runner import StreamResult
 
 STYLE = """body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222}
 table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left;
 vertical-align:top}th{background:#f3f3f3}.ok{color:#1a7f37}.miss{color:#b42318}details{margin:.3em 0}
 code{font-size:12px}"""
-
-
-def load_run(run_dir: Path) -> tuple[dict, dict, list[StreamResult]]:
-    """(config, report, the agent's stream results) of a finished eval run."""
-    if not (run_dir / "report.json").is_file():
-        raise RunDirError(f"{run_dir}: not a finished `promptmem eval` run (no report.json)")
-    fix = f"rerun the `promptmem eval` command that wrote {run_dir}"
-    config, report = read_json(run_dir / "config.json", fix), read_json(run_dir / "report.json", fix)
-    return config, report, finished_streams(run_dir / "streams" / "agent")
 
 
 def _svg(draw) -> str:
@@ -52,11 +41,11 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
-def _run_section(name: str, config: dict, results: list[StreamResult]) -> str:
-    suite, streams = run_streams(config["eval"])
-    tasks = {(s.id, t.id): t for s in streams.values() for t in s.tasks}
-    parts = [f"<h2>{html.escape(name)}: questions and notes</h2>"]
-    for result in results:
+def _run_section(run: FinishedRun) -> str:
+    suite = run.suite
+    tasks = {(s.id, t.id): t for s in run.streams.values() for t in s.tasks}
+    parts = [f"<h2>{html.escape(run.name)}: questions and notes</h2>"]
+    for result in run.results:
         before, steps = replay(result)
         positions = {r.task_id: i for i, r in enumerate(result.records)}
         rows = []
@@ -97,39 +86,41 @@ def _run_section(name: str, config: dict, results: list[StreamResult]) -> str:
     return "\n".join(parts)
 
 
+def _summary_row(run: FinishedRun) -> list[str]:
+    agent, cost = run.report["agent"], run.report["agent"]["cost"]
+    return [
+        html.escape(run.name),
+        html.escape(agent["agent"]),
+        html.escape(run.config["lm"]["spec"]),
+        f"{agent['score']:.3f}",
+        "–" if run.report.get("memory_gain") is None else f"{run.report['memory_gain']:+.3f}",
+        "–" if agent.get("notes_recall") is None else f"{agent['notes_recall']:.3f}",
+        f"{cost.get('prompt_tokens_per_task', 0) + cost.get('completion_tokens_per_task', 0):.0f}",
+        f"{cost.get('seconds_per_task', 0):.2f}",
+        str(agent.get("write_failures", 0)),
+    ]
+
+
 def html_report(run_dirs: list[Path]) -> str:
     """The page for ``run_dirs`` (each a finished eval run), as one HTML string."""
-    runs = [(d.name or str(d), *load_run(d)) for d in run_dirs]
+    runs = [load_run(d) for d in run_dirs]
     summary = _table(
         ["run", "agent", "LM", "score", "memory gain", "notes recall", "tokens/task", "s/task", "failed writes"],
-        [
-            [
-                html.escape(name),
-                html.escape(r["agent"]["agent"]),
-                html.escape(c["lm"]["spec"]),
-                f"{r['agent']['score']:.3f}",
-                "–" if r.get("memory_gain") is None else f"{r['memory_gain']:+.3f}",
-                "–" if r["agent"].get("notes_recall") is None else f"{r['agent']['notes_recall']:.3f}",
-                f"{r['agent']['cost']['prompt_tokens_per_task'] + r['agent']['cost']['completion_tokens_per_task']:.0f}",
-                f"{r['agent']['cost']['seconds_per_task']:.2f}",
-                str(r["agent"]["write_failures"]),
-            ]
-            for name, c, r, _ in runs
-        ],
+        [_summary_row(run) for run in runs],
     )
 
     def curves(ax):
-        for name, _, report, _ in runs:
-            points = [(i + 1, v) for i, v in enumerate(report["agent"]["learning_curve"]) if v is not None]
+        for run in runs:
+            points = [(i + 1, v) for i, v in enumerate(run.report["agent"]["learning_curve"]) if v is not None]
             if points:
-                ax.plot(*zip(*points), marker="o", label=f"{name} ({report['agent']['score']:.2f})")
+                ax.plot(*zip(*points), marker="o", label=f"{run.name} ({run.report['agent']['score']:.2f})")
         ax.set(xlabel="task position in stream", ylabel="mean score", ylim=(-0.05, 1.05))
 
     def notes_size(ax):
-        for name, _, _, results in runs:
-            if results:
-                steps = replay(results[0])[1]
-                ax.step(range(1, len(steps) + 1), [s.notes_after for s in steps], where="post", label=name)
+        for run in runs:
+            if run.results:
+                steps = replay(run.results[0])[1]
+                ax.step(range(1, len(steps) + 1), [s.notes_after for s in steps], where="post", label=run.name)
         ax.set(xlabel="task position (first stream)", ylabel="notes kept")
 
     body = [
@@ -140,7 +131,7 @@ def html_report(run_dirs: list[Path]) -> str:
         "<h2>Notes kept over time</h2>",
         _svg(notes_size),
     ]
-    body += [_run_section(name, config, results) for name, config, _, results in runs]
+    body += [_run_section(run) for run in runs]
     return (
         f"<!doctype html><html><head><meta charset='utf-8'><title>promptmem report</title>"
         f"<style>{STYLE}</style></head><body>{''.join(body)}</body></html>"
@@ -148,10 +139,7 @@ def html_report(run_dirs: list[Path]) -> str:
 
 
 def write_html_report(run_dirs: list[Path], out: Path) -> None:
-    """The page comparing ``run_dirs`` at ``out`` (its folder made if missing)."""
-    page = html_report(run_dirs)
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        write_text(out, page)
-    except OSError as err:
-        raise RunDirError(f"cannot write the page to {out} ({err.strerror or err}); choose another --html") from err
+    """The page comparing ``run_dirs`` at ``out`` (its folder made if missing; never a file of a
+    run: ``promptmem.outputs``)."""
+    check_output(out, run_dirs, "--html")
+    write_output(out, html_report(run_dirs), "--html", run_dirs)

@@ -14,12 +14,25 @@ from statistics import mean
 
 import dspy
 
+from promptmem.failures import stop_for
 from promptmem.files import read_json, write_json
 from promptmem.lm.specs import LMConfig
 from promptmem.programs.judge import Judge
 from promptmem.resume import read_finished
 
 JUDGE_LM = LMConfig(max_tokens=32)  # the judge's default LM: a verdict is one word
+
+
+def _judged(judge: Judge, record) -> float:
+    """The judge's verdict on one answer; an LM call that failed stops the run (``LMUnavailable``
+    with what to fix, or how to go on: the verdicts so far are cached)."""
+    try:
+        return judge(question=record.question, gold=" | ".join(record.gold), answer=record.answer)
+    except Exception as err:  # noqa: BLE001 - sorted by promptmem.failures
+        stop = stop_for(err, "judge", "the verdicts so far are kept in judge_cache.json: rerun to go on")
+        if stop is None:
+            raise
+        raise stop from err
 
 
 def judge_run(
@@ -45,7 +58,7 @@ def judge_run(
                     continue
                 key = f"{result.stream_id}/{r.task_id}"
                 if key not in cache:
-                    cache[key] = judge(question=r.question, gold=" | ".join(r.gold), answer=r.answer)
+                    cache[key] = _judged(judge, r)
                     write_json(cache_path, cache, indent=None)
                 scores.append(cache[key])
                 for name in breakdown_keys:

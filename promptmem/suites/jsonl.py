@@ -29,7 +29,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from promptmem.scoring import SCORERS, score_answer
+from promptmem.scoring import SCORERS, score_answer, unscorable
 from promptmem.tasks import Evidence, Fact, Outcome, Stream, Task
 
 
@@ -58,6 +58,8 @@ def _parse_task(raw: Any, path: Path, line: int, index: int) -> Task:
     question = raw.get("question")
     if question is not None and not isinstance(question, str):
         _fail(path, line, f"{where}.question", "must be a string or null")
+    if question is not None and not question.strip():
+        _fail(path, line, f"{where}.question", "is empty; use null for a step with no question")
     answer = raw.get("answer")
     answers = [answer] if isinstance(answer, str) else answer
     if answers is None:
@@ -71,6 +73,8 @@ def _parse_task(raw: Any, path: Path, line: int, index: int) -> Task:
     scorer = raw.get("scorer", "exact")
     if scorer not in SCORERS:
         _fail(path, line, f"{where}.scorer", f"{scorer!r} is not one of {sorted(SCORERS)}")
+    for problem in filter(None, (unscorable(scorer, a) for a in answers)):
+        _fail(path, line, f"{where}.answer", problem)
     meta = raw.get("meta", {})
     if not isinstance(meta, dict):
         _fail(path, line, f"{where}.meta", "must be an object")
@@ -113,13 +117,25 @@ def _check_meta(meta: dict, known: set[str], path: Path, line: int, where: str) 
         _fail(path, line, f"{where}.states", 'must be a list of {"value": str, "subject": str} objects')
 
 
+def _no_constant(name: str) -> None:
+    """Refuse NaN and Infinity, which Python's JSON reader takes and JSON does not."""
+    raise ValueError(f"{name} is not a JSON value (use a number, a string or null)")
+
+
 def _parse_line(text: str, path: Path, line: int) -> Stream:
     try:
-        raw = json.loads(text)
+        raw = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as err:
         _fail(path, line, "", f"not valid JSON ({err.msg} at column {err.colno})")
+    except ValueError as err:
+        _fail(path, line, "", str(err))
+    except RecursionError:
+        _fail(path, line, "", "nested too deep to read (objects or lists inside each other thousands of times)")
     if not isinstance(raw, dict):
         _fail(path, line, "", "must be a JSON object")
+    unknown = set(raw) - {"stream_id", "tasks"}
+    if unknown:
+        _fail(path, line, "", f"unknown field(s) {sorted(unknown)}; a line holds stream_id and tasks")
     stream_id = raw.get("stream_id")
     if not isinstance(stream_id, str) or not stream_id:
         _fail(path, line, "stream_id", "must be a non-empty string")

@@ -57,10 +57,14 @@ def register_suite(suite: SuiteType) -> SuiteType:
     return suite
 
 
+def _is_suite_class(found: object) -> bool:
+    return isinstance(found, type) and callable(getattr(found, "from_options", None))
+
+
 def suite_type(name: str) -> SuiteType:
     """The suite class registered as ``name``, or the one a ``pkg.module:Class`` path names."""
     if is_dotted(name):
-        return load_dotted(name, "--suite")
+        return load_dotted(name, "--suite", _is_suite_class, "a suite class (one with a from_options classmethod)")
     if name not in SUITES:
         raise ValueError(f"unknown suite {name!r}; known: {', '.join(SUITES)} or a pkg.module:Class path")
     return SUITES[name]
