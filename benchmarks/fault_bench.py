@@ -21,6 +21,8 @@ from promptmem.memory import Op  # noqa: E402
 from promptmem.memory.sqlite import SQLiteStore  # noqa: E402
 
 WIDE = {"COLUMNS": "2000"}  # one message, one line
+# secrets the cases plant (the API key, passwords in --api-base URLs): none may be printed or written
+SECRETS = ("sk-planted-secret-0123456789", "hunter2-secret-0042", "sk-secret-9")
 TASK = {"id": "t1", "observation": "billing-api listens on port 42", "question": "Port?", "answer": "42"}
 
 
@@ -66,12 +68,13 @@ class Bench:
         self.root, self.server = root, server
         self.out = root / "run"
 
-    def eval(self, *args: str, out: Path | None = None, lm: bool = True) -> list[str]:
+    def eval(self, *args: str, out: Path | None = None, lm: bool = True, writer: bool = True) -> list[str]:
+        """``eval`` on the fake server (``lm``) with the ops writer (``writer``: False for an
+        agent that brings its own) into ``out`` (default ``self.out``), then ``args``."""
         hosted = ["--lm", "openai/fake-model", "--api-base", self.server.url] if lm else []
         return [
             "eval",
-            "--writer",
-            "ops",
+            *(["--writer", "ops"] if writer else []),
             "--streams",
             "2",
             "--tasks",
@@ -109,7 +112,10 @@ def run_case(name: str, issue: str, build: Callable, root: Path, server: FakeOpe
     ]
     traceback = result.exception is not None and not isinstance(result.exception, SystemExit)
     checked = check(bench, result) if check else True
-    handled = result.exit_code == expected and names in output and not traceback and not outside and checked
+    secret = _secret_shown(root, result.output)
+    handled = (
+        result.exit_code == expected and names in output and not traceback and not outside and checked and not secret
+    )
     said = f": `{names}`" if expected else ""
     verified = "; ".join(filter(None, [getattr(check, "shows", ""), "nothing written outside --out"]))
     return {
@@ -122,7 +128,28 @@ def run_case(name: str, issue: str, build: Callable, root: Path, server: FakeOpe
         "names": names,
         "traceback": traceback,
         "written_outside_out": outside,
+        "secret_written": secret,
         "handled": bool(handled),
+    }
+
+
+def _secret_shown(root: Path, output: str) -> bool:
+    """A planted secret in the command's output or in any file under the case's folder."""
+    files = [p.read_bytes() for p in root.rglob("*") if p.is_file()]
+    return any(s in output or any(s.encode() in data for data in files) for s in SECRETS)
+
+
+def counts(rows: list[dict]) -> dict:
+    """The results file's counts over case rows: ``clear`` (handled: the expected exit, the
+    message naming what it must, every check passed), ``silent_wrong`` (exit 0, yet not
+    handled), ``secrets_written``, ``outside_out``, ``tracebacks`` (the last four 0 when all is well)."""
+    return {
+        "cases": len(rows),
+        "clear": sum(r["handled"] for r in rows),
+        "silent_wrong": sum(r["exit_code"] == 0 and not r["handled"] for r in rows),
+        "secrets_written": sum(r["secret_written"] for r in rows),
+        "outside_out": sum(bool(r["written_outside_out"]) for r in rows),
+        "tracebacks": sum(r["traceback"] for r in rows),
     }
 
 

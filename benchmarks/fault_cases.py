@@ -23,6 +23,7 @@ from typer.testing import CliRunner
 TESTS = Path(__file__).resolve().parent.parent / "tests"
 sys.path.insert(0, str(TESTS))
 
+from careless_cases import CASES as CARELESS  # noqa: E402
 from fake_openai import FakeOpenAI  # noqa: E402
 from fault_bench import (  # noqa: E402
     NO_STREAM_FINISHED,
@@ -30,6 +31,7 @@ from fault_bench import (  # noqa: E402
     WIDE,
     Bench,
     conversation,
+    counts,
     jsonl,
     run_case,
     shows,
@@ -222,7 +224,7 @@ def _program(mutate: Callable[[dict], dict], names: str):
         path = bench.root / "program.json"
         save_agent(build_agent("seed", "facts"), path)
         path.write_text(json.dumps(mutate(json.loads(path.read_text()))))
-        return bench.eval("--agent", str(path)), 2, f"program.json: {names}", (), None
+        return bench.eval("--agent", str(path), writer=False), 2, f"program.json: {names}", (), None
 
     return build
 
@@ -349,13 +351,18 @@ CASES = [
 ]
 
 
-def fault_cases(root: Path) -> dict:
-    """Every case in ``CASES``, each in its own folder under ``root``; how many were handled."""
+CASES += CARELESS  # issue #42
+
+
+def fault_cases(root: Path, cases: list = CASES) -> dict:
+    """Every case in ``cases``, each in its own folder under ``root``: the counts
+    (``fault_bench.counts``; ``handled`` is ``clear``) and a row per case."""
     rows = []
     with FakeOpenAI([], reply, max_requests=100_000) as server:
-        for index, (name, issue, build) in enumerate(CASES):
+        for index, (name, issue, build) in enumerate(cases):
             os.environ["OPENAI_API_KEY"] = KEY
             server.faults[:] = []
             rows.append(run_case(name, issue, build, root / f"case-{index:02d}", server))
             shutil.rmtree(root / f"case-{index:02d}", ignore_errors=True)
-    return {"cases": len(rows), "handled": sum(r["handled"] for r in rows), "rows": rows}
+    found = counts(rows)
+    return {**found, "handled": found["clear"], "rows": rows}

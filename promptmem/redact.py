@@ -47,7 +47,10 @@ def remember_url(url: str | None) -> None:
     every later ``redact`` of this process."""
     if not url or not _URL.match(url):
         return
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # not a URL: nothing of it to remember
+        return
     found = [unquote(parts.password or ""), unquote(parts.username or "") if parts.password is None else ""]
     found += [v for k, v in parse_qsl(parts.query, keep_blank_values=True) if _SECRET_PARAM.search(k)]
     with _lock:
@@ -62,8 +65,12 @@ def _secrets() -> list[str]:
 
 
 def _strip_url(text: str) -> str:
-    """A URL without its user and password and without parameters naming a secret."""
-    parts = urlsplit(text)
+    """A URL without its user and password and without parameters naming a secret (a text
+    that does not parse as a URL is left to the other patterns)."""
+    try:
+        parts = urlsplit(text)
+    except ValueError:
+        return text
     host = parts.netloc.rpartition("@")[2]
     query = urlencode(
         [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not _SECRET_PARAM.search(k)]
@@ -73,10 +80,10 @@ def _strip_url(text: str) -> str:
 
 def redact_text(text: str) -> str:
     """``text`` with every secret the module docstring lists taken out."""
-    for secret in _secrets():
-        text = text.replace(secret, HIDDEN)
     if _URL.match(text) and not any(c.isspace() for c in text):
         text = _strip_url(text)
+    for secret in _secrets():
+        text = text.replace(secret, HIDDEN)
     text = _USERINFO.sub("", text)
     text = _URL_USER.sub("", text)
     text = _BEARER.sub(rf"\1 {HIDDEN}", text)

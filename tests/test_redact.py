@@ -58,6 +58,8 @@ def test_a_whole_url_loses_its_credentials_and_secret_parameters():
 def test_the_password_of_an_api_base_stays_secret_wherever_it_turns_up():
     remember_url("http://someone:pw-long-enough-42@127.0.0.1:8/v1")
     assert redact("the server said pw-long-enough-42 is wrong") == f"the server said {HIDDEN} is wrong"
+    assert redact("http://someone:pw-long-enough-42@127.0.0.1:8/v1") == "http://127.0.0.1:8/v1"
+    assert redact("see http://someone:pw-long-enough-42@127.0.0.1:8/v1") == "see http://127.0.0.1:8/v1"
 
 
 def test_an_error_quoting_a_key_is_recorded_redacted_in_the_stream_files(tmp_path, monkeypatch):
