@@ -61,8 +61,17 @@ def faults_inputs() -> str:
         [r["case"], r["issue"], r["outcome"].replace("|", "\\|"), "yes" if r["handled"] else "**no**"]
         for r in data["rows"]
     ]
-    rows.append(["**all cases**", "", f"{data['handled']} of {data['cases']} handled", ""])
+    rows.append(["**all cases**", "", _input_counts(data), ""])
     return table(["input", "issue #28 item", "outcome", "handled"], rows)
+
+
+def _input_counts(data: dict) -> str:
+    """The all-cases line: handled of all, and (results written since issue #42) what went wrong."""
+    line = f"{data['handled']} of {data['cases']} handled"
+    if "silent_wrong" not in data:
+        return line
+    wrong = ("silent_wrong", "secrets_written", "outside_out", "tracebacks")
+    return line + "; " + ", ".join(f"{key.replace('_', ' ')} {data[key]}" for key in wrong)
 
 
 ENGINE_PATHS = {
