@@ -164,3 +164,12 @@ def test_question_sample_is_evenly_spaced_and_keeps_every_session(tmp_path):
     assert [t.id for t in stream.tasks] == ["s01", "q000", "s02", "q002"]
     (everything,) = load_locomo(write(tmp_path, [TINY]), questions=10)
     assert len(everything.tasks) == 6
+
+
+def test_a_file_nested_too_deep_is_named_not_a_traceback(tmp_path):
+    from promptmem.suites import LocomoFormatError, load_locomo
+
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(LocomoFormatError, match="deep.json: nested too deep to read"):
+        load_locomo(path)

@@ -130,6 +130,8 @@ def load_locomo(path: str | Path, questions_at_end: bool = False, questions: int
         raise LocomoFormatError(f"{path}: cannot read ({err.strerror})") from err
     except json.JSONDecodeError as err:
         raise LocomoFormatError(f"{path}: not valid JSON ({err.msg} at line {err.lineno})") from err
+    except RecursionError:
+        raise LocomoFormatError(f"{path}: nested too deep to read (objects or lists inside each other)") from None
     except UnicodeDecodeError as err:
         raise LocomoFormatError(
             f"{path}: not UTF-8 text (byte {err.object[err.start]:#04x} at offset {err.start}); save the file as UTF-8"
