@@ -77,7 +77,7 @@ def sft_rows(config, agent, streams, suite, budget, rows, hindsight, samplers, o
     """The SFT rows (``sft_data.sft_dataset``) and their counts by source; writes ``hindsight/``."""
     folder = out / "hindsight"
     write_rows(folder / "writer.jsonl", hindsight)
-    cases = [case for stream in streams for case in actor_cases(stream, suite, budget, config.hindsight_target)]
+    cases = [case for stream in streams for case in actor_cases(stream, suite, budget, config.keep_target)]
     write_json(folder / "actor_cases.json", {"cases": len(cases), "lookalike": sum(c.lookalike for c in cases)})
     chosen = {model: samplers[model] for model in config.actor_samplers}
     actor = clock.time(
@@ -143,7 +143,7 @@ def grpo_schedule(
             judge=DiscoveryJudge(),
             writer_reward=config.writer_reward,
             waste_weight=config.waste_weight,
-            hindsight_target=config.hindsight_target,
+            hindsight_target=config.keep_target,
         )
         say(
             f"grpo phase {phase}/{len(config.schedule)}: {config.train.grpo_steps} steps on "

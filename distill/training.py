@@ -13,10 +13,10 @@ import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from promptmem.files import write_json
-from promptmem.options import option
+from promptmem.options import check_choices, option
 
 if TYPE_CHECKING:  # the rows' type only: training runs without DSPy (the GPU check)
     from promptmem.signals.traces import TraceRow
@@ -26,37 +26,44 @@ if TYPE_CHECKING:  # the rows' type only: training runs without DSPy (the GPU ch
 class TrainConfig:
     """Training knobs shared by the SFT and GRPO stages (written to the run directory)."""
 
-    sft_epochs: float = option(2.0, "SFT epochs over the kept trace rows.")
-    sft_lr: float = option(2e-4, "SFT learning rate.", cli=False)
-    batch_size: int = option(4, "SFT batch size.", cli=False)
-    max_length: int = option(2048, "Tokens per SFT example (prompt + completion).", cli=False)
+    sft_epochs: float = option(1.0, "SFT epochs over the kept trace rows.", min=0.0)
+    sft_lr: float = option(2e-4, "SFT learning rate.", min=0.0)
+    batch_size: int = option(2, "SFT batch size.", min=1)
+    max_length: int = option(2048, "Tokens per SFT example (prompt + completion).", min=16)
     lora: bool = option(True, "LoRA (merged at the end) instead of full fine-tuning.")
-    lora_r: int = option(16, "LoRA rank (alpha: twice the rank).", cli=False)
-    grpo_steps: int = option(20, "GRPO steps.", min=0)
-    grpo_lr: float = option(5e-6, "GRPO learning rate.", cli=False)
+    lora_r: int = option(16, "LoRA rank (alpha: twice the rank).", min=1)
+    grpo_steps: int = option(6, "GRPO steps.", min=0)
+    grpo_lr: float = option(2e-5, "GRPO learning rate.", min=0.0)
     generations: int = option(4, "Completions per prompt (the GRPO group).", min=2)
-    max_completion_tokens: int = option(128, "GRPO completion limit in tokens.", cli=False)
+    max_completion_tokens: int = option(48, "GRPO completion limit in tokens.", min=1)
     temperature: float = option(
-        1.0,
+        1.2,
         "GRPO sampling temperature: high enough that a group's completions differ (grpo_rewards.json logs each step's share of groups whose rewards were all equal).",
         flag="grpo-temperature",
     )
-    beta: float = option(0.0, "KL weight (0: no reference model, as in recent GRPO practice).", cli=False)
-    vllm: str | None = option(None, "GPU only: generate GRPO completions with vLLM, colocate | server.")
-    save_steps: int = option(10, "Steps between checkpoints.", cli=False)
-    seed: int = option(0, "Training seed.", cli=False)
+    beta: float = option(
+        0.0, "GRPO KL weight (0: no reference model, as in recent GRPO practice).", flag="kl-beta", min=0.0
+    )
+    vllm: Literal["colocate", "server"] | None = option(
+        None, "GPU only: generate GRPO completions with vLLM, colocate | server."
+    )
+    save_steps: int = option(10, "Steps between checkpoints.", min=1)
+    seed: int = option(0, "Training seed.", flag="train-seed")
     gradient_checkpointing: bool = option(
-        True,
-        "Recompute activations in the backward pass: less memory, more compute (~15% per SFT step for the 135M student on CPU: turn it off for small students).",
+        False,
+        "Recompute activations in the backward pass: less memory, more compute (~15% per SFT step for the 135M student on CPU: off for small students).",
     )
     prompts_per_step: int = option(
-        4, "GRPO groups per optimizer step (gradient accumulation; more: steadier updates).", min=1
+        2, "GRPO groups per optimizer step (gradient accumulation; more: steadier updates).", min=1
     )
     max_resamples: int = option(
-        2,
+        1,
         "GRPO dynamic sampling (DAPO): times a step's groups are generated again, with fresh prompts in place of groups whose rewards were all equal (no gradient); groups still flat are logged as skipped. 0: off.",
         min=0,
     )
+
+    def __post_init__(self) -> None:
+        check_choices(self)
 
 
 def _device_args() -> dict:

@@ -8,10 +8,12 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
+from promptmem.cli_app import App
 from promptmem.cli_memory import memory_app
-from promptmem.cli_options import Options, config_options
+from promptmem.cli_options import Options, config_options, given
 from promptmem.distill.pipeline import DistillConfig
 from promptmem.evaluate import EvalConfig
 from promptmem.integrations.verifiers_export import PackageConfig
@@ -20,7 +22,7 @@ from promptmem.optimize.gepa import REFLECTION_LM, TASK_LM, OptimizeConfig
 from promptmem.optimize.tune import TuneConfig
 from promptmem.report.judgments import JUDGE_LM
 
-app = typer.Typer(
+app = App(
     help="promptmem: measure, optimize and distill agents that write their own memory.\n\n"
     "Start with `promptmem eval --streams 2` (embedded Qwen2.5-Coder-1.5B, offline).",
     no_args_is_help=True,
@@ -32,13 +34,14 @@ console = Console()
 @contextmanager
 def user_errors():
     """Bad input, a refused run directory, a missing model, a model server that did not
-    start or an LM that cannot answer: one red message and exit code 2 (malformed data files
-    raise ValueError subclasses that name the line and field)."""
+    start or an LM that cannot answer: one red message, redacted (``promptmem.redact``), and
+    exit code 2 (malformed data files raise ValueError subclasses that name the line and field)."""
     from promptmem.distill.students import StudentNotFound
     from promptmem.failures import LMUnavailable
     from promptmem.files import RunDirError
     from promptmem.lm.embedded import LocalModelError
     from promptmem.lm.server import LlamaServerError
+    from promptmem.redact import redact
 
     try:
         yield
@@ -52,7 +55,7 @@ def user_errors():
         FileNotFoundError,
         LMUnavailable,
     ) as err:
-        console.print(f"[red]error:[/red] {err}")
+        console.print(f"[red]error:[/red] {escape(redact(str(err)))}")
         raise typer.Exit(2) from err
 
 
@@ -89,10 +92,12 @@ def eval_command(
     code 1 when an LM call failed (its stream is left for the rerun), 2 on a user error.
     """
     from promptmem.evaluate import evaluate
+    from promptmem.programs.agent import check_writer_taken
     from promptmem.report.terminal import summary_table
 
     try:
         with user_errors():
+            check_writer_taken(config.agent, config.writer if given("writer") else None)
             report = evaluate(config, lm, out)
     except KeyboardInterrupt:
         console.print(
@@ -154,7 +159,7 @@ DISTILL_EXAMPLES = """[bold]Examples[/bold]\n
 
 
 @app.command("distill", epilog=DISTILL_EXAMPLES)
-@config_options(config=DistillConfig, lm=Options(LMConfig, exclude=("contexts",)))
+@config_options(config=Options(DistillConfig, from_file=True), lm=Options(LMConfig, exclude=("contexts",)))
 def distill_command(
     config: DistillConfig,
     lm: LMConfig,
@@ -196,8 +201,9 @@ def distill_command(
     show_markdown(out / "eval" / "comparison.md")
     console.print(
         f"[green]wrote[/green] {out}/eval/comparison.*, {out}/grpo_rewards.* "
-        f"({len(summary['grpo_rewards'])} GRPO steps logged)"
+        f"({len(summary['grpo_rewards'])} GRPO steps logged); the student's card: {summary['student_card']}"
     )
+    console.print(f"use the student: [bold]{escape(summary['use'])}[/bold]")
 
 
 @app.command("tune")
@@ -216,7 +222,7 @@ def tune_command(
 ) -> None:
     """Search notes budget, retrieval top-k, writer style (and GEPA minibatch) with Optuna.
 
-    --lm is the task LM; --reflection-lm proposes instructions when --gepa-budget runs GEPA.
+    --lm is the task LM; --reflection-lm proposes instructions when --max-metric-calls runs GEPA.
     """
     from promptmem.optimize.tune import tune
 

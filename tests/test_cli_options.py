@@ -19,11 +19,11 @@ from typer.testing import CliRunner
 
 from promptmem import cli
 from promptmem.cli import app
-from promptmem.cli_options import Options, config_options
+from promptmem.cli_options import RECIPE, Options, config_options
 from promptmem.evaluate import EvalConfig
 from promptmem.lm.specs import LMConfig
 from promptmem.optimize.gepa import REFLECTION_LM, TASK_LM
-from promptmem.options import help_of, option
+from promptmem.options import check_choices, choices_of, help_of, option, with_current_names
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -76,6 +76,9 @@ def test_every_config_field_is_an_option_with_the_fields_help_bounds_and_default
                 o.field.metadata["max"],
             ), f"{name} {o.flag}"
             shown.add(o.param)
+    shown |= {former.param for former in function.renamed_options}  # hidden, refused (test_config_names)
+    if any(group.from_file for group in function.config_groups.values()):
+        shown.add(RECIPE)  # --config FILE (test_recipes)
     # every option is a config field's or one of the command's own short list
     assert set(params) - shown == own, name
     assert not own & shown
@@ -208,6 +211,72 @@ def test_a_field_declared_with_option_becomes_an_option_of_every_command_that_ta
 
     with pytest.raises(TypeError, match="no field nope"):
         config_options(a=Options(LMConfig, only=("nope",)))(lambda a: None)
+
+
+@dataclasses.dataclass(frozen=True)
+class Closed:
+    mode: typing.Literal["a", "b"] = "a"
+    maybe: typing.Literal["x", "y"] | None = None
+    many: tuple[typing.Literal["p", "q"], ...] = ("p",)
+    phases: tuple[tuple[typing.Literal[1, 2], ...], ...] = ((1, 2),)
+    free: str = "anything"
+
+    def __post_init__(self):
+        check_choices(self)
+
+
+def test_choices_of_reads_literal_types_inside_optional_and_tuples():
+    hints = typing.get_type_hints(Closed)
+    assert [choices_of(hints[name]) for name in ("mode", "maybe", "many", "phases", "free")] == [
+        ("a", "b"),
+        ("x", "y"),
+        ("p", "q"),
+        (1, 2),
+        None,
+    ]
+    assert choices_of(int) is None and choices_of(tuple[int, ...]) is None and choices_of(LMConfig) is None
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        ({"mode": "c"}, "mode: 'c' is not one of a | b"),
+        ({"maybe": "z"}, "maybe: 'z' is not one of x | y"),
+        ({"many": ("p", "r")}, "many: 'r' is not one of p | q"),
+        ({"phases": ((1,), (2, 3))}, "phases: 3 is not one of 1 | 2"),
+    ],
+)
+def test_check_choices_refuses_a_value_outside_them_at_any_depth(values, message):
+    assert Closed(maybe="y", many=("q", "p"), phases=((2,), (1, 2)), free="z").maybe == "y"  # admitted
+    with pytest.raises(ValueError) as refused:
+        Closed(**values)
+    assert str(refused.value) == message
+
+
+def test_a_renamed_field_refuses_its_former_flag_and_reads_its_former_name():
+    @dataclasses.dataclass(frozen=True)
+    class Renamed:
+        calls: int = option(3, "Calls.", was="budget")
+        budget: int = option(9, "Characters.", was="size")
+        streams: int = option(1, "Streams.", was="count")
+
+    sample = typer.Typer()
+    seen = []
+
+    @sample.command()
+    @config_options(config=Renamed)
+    def command(config: Renamed) -> None:
+        seen.append(config)
+
+    assert {r.flag for r in command.renamed_options} == {"--size", "--count"}  # --budget is a field's today
+    assert "--count" not in CliRunner().invoke(sample, ["--help"]).output
+    result = CliRunner().invoke(sample, ["--count", "2"])
+    assert result.exit_code == 2 and "renamed: use --streams" in result.output and not seen
+    assert CliRunner().invoke(sample, ["--budget", "5", "--streams", "2"]).exit_code == 0
+    assert seen == [Renamed(budget=5, streams=2)]
+    # a saved config under the former names: every former name at once (calls and budget swap)
+    assert with_current_names(Renamed, {"budget": 4, "size": 8, "count": 2}) == {"calls": 4, "budget": 8, "streams": 2}
+    assert with_current_names(Renamed, {"calls": 4, "budget": 8}) == {"calls": 4, "budget": 8}  # today's
 
 
 # every command that runs an LM: where its configs go (module, function) and its LM flags with

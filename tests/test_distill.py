@@ -46,6 +46,7 @@ def run(tmp_path_factory):
         tasks=6,
         test_streams=1,
         schedule=(("writer",), ("actor", "writer")),
+        compare=("student", "student+sft", "student+grpo"),
         train=TrainConfig(
             sft_epochs=2,
             sft_lr=3e-3,

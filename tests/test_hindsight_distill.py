@@ -4,6 +4,7 @@ logged; and `promptmem distill` end to end with its defaults (the select writer,
 targets, sampled actor rows, the dense writer reward) on a scripted teacher and a scratch student."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -65,6 +66,7 @@ def run(tmp_path_factory):
     root = tmp_path_factory.mktemp("hindsight")
     config = DistillConfig(
         student=str(make_scratch_student(root / "student")),
+        seed=3000,
         train_streams=1,
         hindsight_streams=2,
         tasks=10,
@@ -108,6 +110,17 @@ def test_the_default_pipeline_trains_on_hindsight_rows_and_records_sources_flat_
         assert summary["timings"][stage][f"seconds_per_{unit}"] >= 0, stage
     assert set(summary["comparison"]) == {"teacher", "student+grpo"}
     assert "teacher" in summary["comparison"]["student+grpo"]["paired"]
+
+
+def test_the_final_student_gets_a_card_beside_its_weights_and_a_command_that_uses_it(run):
+    out, config, _, summary, _ = run
+    card = Path(summary["student_card"])
+    assert card.parent == out / "grpo" / "model" and (card.parent / "config.json").is_file()  # beside the weights
+    data = json.loads((card.parent / "student.json").read_text())
+    paired = summary["comparison"]["student+grpo"]["paired"]["teacher"]
+    assert data["held_out"]["vs_teacher"]["diff"] == paired["diff"] and data["recipe"]["seed"] == 3000
+    assert summary["use"] == data["use"] == f"promptmem eval --lm hf:{card.parent} --suite synthetic --writer select"
+    assert f"{paired['diff']:+.3f}" in card.read_text() and summary["use"] in card.read_text()
 
 
 def test_a_rerun_samples_nothing_again(run):
@@ -154,25 +167,23 @@ def test_hindsight_targets_and_the_dense_reward_are_refused_for_other_writers_be
         distill(DistillConfig(writer="ops"), scripted, tmp_path / "a", lm=lm, until="traces")
     with pytest.raises(ValueError, match="needs the select writer"):
         distill(DistillConfig(writer="ops", hindsight_share=0.0), scripted, tmp_path / "b", lm=lm, until="traces")
-    with pytest.raises(ValueError, match="--actor-samplers"):
-        distill(DistillConfig(actor_samplers=("oracle",)), scripted, tmp_path / "c", lm=lm, until="traces")
-    with pytest.raises(ValueError, match="--hindsight-target must be one of needed, stated"):
-        distill(DistillConfig(hindsight_target="asked"), scripted, tmp_path / "g", lm=lm, until="traces")
+    with pytest.raises(ValueError, match=re.escape("actor-samplers: 'oracle' is not one of teacher | student")):
+        DistillConfig(actor_samplers=("oracle",))
+    with pytest.raises(
+        ValueError, match=re.escape("hindsight-target: 'asked' is not one of needed | stated | inferred")
+    ):
+        DistillConfig(hindsight_target="asked")
     with pytest.raises(
         ValueError, match="--hindsight-streams must be at least --train-streams \\+ --grpo-streams \\(7\\)"
     ):
-        distill(DistillConfig(hindsight_streams=6, grpo_streams=3), scripted, tmp_path / "h", lm=lm, until="traces")
-    with pytest.raises(
-        ValueError, match="--grpo-streams holds back hindsight rows: it needs --writer-reward hindsight"
-    ):
-        distill(
-            DistillConfig(hindsight_streams=6, grpo_streams=2, writer_reward="recall"), scripted, tmp_path / "i", lm=lm
-        )
-    with pytest.raises(ValueError, match="--serve-quantization must be one of q8_0, f16, teacher"):
-        distill(DistillConfig(serve_quantization="q4"), scripted, tmp_path / "j", lm=lm, until="traces")
-    with pytest.raises(ValueError, match="--compare"):
-        distill(DistillConfig(compare=("student+dpo",)), scripted, tmp_path / "d", lm=lm, until="traces")
-    with pytest.raises(ValueError, match="streams synthetic-s4000-0, synthetic-s4000-1 are also held out"):
+        DistillConfig(train_streams=4, hindsight_streams=6, grpo_streams=3)
+    with pytest.raises(ValueError, match="holding back hindsight rows needs --writer-reward hindsight"):
+        DistillConfig(hindsight_streams=6, grpo_streams=2, writer_reward="recall")
+    with pytest.raises(ValueError, match=re.escape("serve-quantization: 'q4' is not one of q8_0 | f16 | teacher")):
+        DistillConfig(serve_quantization="q4")
+    with pytest.raises(ValueError, match=re.escape("compare: 'student+dpo' is not one of")):
+        DistillConfig(compare=("student+dpo",))
+    with pytest.raises(ValueError, match="streams synthetic-s4000-0, synthetic-s4000-1, synthetic-s4000-2 are also held out"):
         distill(DistillConfig(seed=4000, hindsight_streams=3), scripted, tmp_path / "e", lm=lm, until="traces")
     household = {"suite": "jsonl", "data": str(DATA / "household_train.jsonl"), "seed": 0, "test_seed": 0}
     household["test_data"] = str(DATA / "household_heldout.jsonl")

@@ -1,0 +1,92 @@
+"""What a distill run will do before it does it: the defaults that depend on the suite filled
+in (``resolved``) and each stage's minutes estimated from measured per-step rates (``plan``)."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+
+from promptmem.distill.pipeline import DistillConfig
+
+from promptmem.evaluate import EvalConfig, make_eval_suite
+
+GENERATED = {"seed": 3000, "test_seed": 4000, "hindsight_streams": 12, "test_streams": 6}  # generated suites
+# seconds per unit on 2 CPU cores, 1.5B teacher and 0.5B student (benchmarks/results/
+# distill_hindsight_synthetic_stated12.json: timings.json and the comparison's s/task)
+RATES = {
+    "trace": 8.3,
+    "actor_sample": 4.7,
+    "sft_step": 16.3,
+    "grpo_step": 127.0,
+    "teacher_task": 11.7,
+    "student_task": 7.5,
+}
+
+
+def _suite(config: DistillConfig, data: str | None):
+    return make_eval_suite(EvalConfig(suite=config.suite, data=data, tasks=config.tasks, budget=config.budget))
+
+
+def resolved(config: DistillConfig) -> DistillConfig:
+    """``config`` with its suite-dependent defaults (None) filled in: from files, every training
+    stream of ``data`` from ``seed`` (0) and every held-out stream of ``test_data`` (default: the
+    training file) from ``test_seed`` (0); generated streams, ``GENERATED``."""
+    suite = _suite(config, config.data)
+    if not suite.from_file:
+        return replace(config, **{key: value for key, value in GENERATED.items() if getattr(config, key) is None})
+    seed = config.seed or 0
+    test_seed = config.test_seed or 0
+    test_data = config.test_data or config.data
+    training = config.hindsight_streams or max(config.train_streams, len(suite.streams(sys.maxsize, seed=seed)))
+    held_out = config.test_streams or len(_suite(config, test_data).streams(sys.maxsize, seed=test_seed))
+    return replace(config, seed=seed, test_seed=test_seed, hindsight_streams=training, test_streams=held_out)
+
+
+def _tasks(config: DistillConfig, data: str | None, streams: int, seed: int) -> tuple[int, int]:
+    """(tasks, questions) of the first ``streams`` streams of ``data`` from ``seed``."""
+    chosen = _suite(config, data).streams(streams, seed=seed)
+    return sum(len(s.tasks) for s in chosen), sum(t.is_question for s in chosen for t in s.tasks)
+
+
+def plan(config: DistillConfig) -> list[tuple[str, float]]:
+    """Each stage of a ``resolved`` config with its estimated minutes (``RATES``)."""
+    traced, questions = _tasks(config, config.data, config.train_streams, config.seed)
+    written, _ = _tasks(config, config.data, config.hindsight_streams, config.seed)
+    held_out, _ = _tasks(config, config.test_data or config.data, config.test_streams, config.test_seed)
+    train = config.train
+    rows = written + questions * (1 + len(config.actor_samplers))
+    stages = [
+        (f"teacher traces: {config.train_streams} streams, {traced} tasks", traced * RATES["trace"]),
+        (
+            f"actor answers sampled: ~{questions} questions",
+            questions * len(config.actor_samplers) * RATES["actor_sample"],
+        ),
+        (
+            f"SFT: ~{rows} rows, {train.sft_epochs:g} epoch(s), batch {train.batch_size}",
+            rows * train.sft_epochs / train.batch_size * RATES["sft_step"],
+        ),
+        (
+            f"GRPO: {train.grpo_steps} steps x {len(config.schedule)} phase(s)",
+            train.grpo_steps * len(config.schedule) * RATES["grpo_step"],
+        ),
+        (
+            f"held-out comparison: {config.test_streams} streams, {held_out} tasks, teacher + {len(config.compare)} student(s)",
+            held_out * (RATES["teacher_task"] + len(config.compare) * RATES["student_task"]),
+        ),
+    ]
+    return [(what, seconds / 60) for what, seconds in stages]
+
+
+def plan_lines(config: DistillConfig, stages: list[tuple[str, float]]) -> list[str]:
+    """The plan as printed before a run starts."""
+    total = sum(minutes for _, minutes in stages)
+    head = (
+        f"distill {config.student} from {config.teacher} ({config.writer} writer), target {config.hindsight_target}, "
+        f"{config.hindsight_streams} training streams ({config.train_streams} traced), {config.test_streams} held out"
+    )
+    rows = [f"  ~{minutes:5.1f} min  {what}" for what, minutes in stages]
+    return [
+        head,
+        *rows,
+        f"  ~{total:5.1f} min  in all (rates measured on 2 CPU cores; stages already done are skipped)",
+    ]
