@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 
-from promptmem.distill.pipeline import DistillConfig
+from promptmem.distill.config import DistillConfig
 
 from promptmem.evaluate import EvalConfig, make_eval_suite
 
