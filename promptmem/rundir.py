@@ -16,6 +16,7 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from promptmem.files import RunDirError, read_json, write_json
+from promptmem.options import with_current_names
 
 LOCK = ".promptmem.lock"
 CONFIG = "config.json"
@@ -162,15 +163,26 @@ def _holds_work(out: Path) -> bool:
     return any(entry.name not in (CONFIG, LOCK) for entry in out.iterdir())
 
 
+def _renamed(stored: dict, sections: dict) -> dict:
+    """``stored`` with each config section under today's field names (a run directory written
+    before a rename: ``options.with_current_names``)."""
+    return {
+        name: with_current_names(type(sections[name]), value)
+        if is_dataclass(sections.get(name)) and isinstance(value, dict)
+        else value
+        for name, value in stored.items()
+    }
+
+
 def changed_settings(stored: dict, sections: dict) -> list[str]:
     """Dotted names of the settings in which ``sections`` (dataclass configs or plain values)
-    differ from ``stored`` (a ``config.json``'s content), except settings of pace
-    (``option(pace=True)``: threads, timeouts) and settings ``stored`` lacks while ``sections``
-    keeps their default (an option added after that run)."""
+    differ from ``stored`` (a ``config.json``'s content, read under today's field names), except
+    settings of pace (``option(pace=True)``: threads, timeouts) and settings ``stored`` lacks
+    while ``sections`` keeps their default (an option added after that run)."""
     defaults = {name: _as_stored(type(value)()) for name, value in sections.items() if is_dataclass(value)}
     paced = {name: _paced(value) for name, value in sections.items() if is_dataclass(value)}
     config = {name: _as_stored(value) for name, value in sections.items()}
-    previous = _with_defaults(strip_credentials(stored), defaults)
+    previous = _with_defaults(strip_credentials(_renamed(stored, sections)), defaults)
     return _differences(_without(previous, paced), _without(config, paced))
 
 

@@ -18,7 +18,16 @@ from promptmem.suites.synthetic import KEY_KINDS, SERVICES, SyntheticSuite
 NEW = "Keep one line per service with its port, owner, region and version; drop everything else."
 # one window per 5-task stream (warm starts from the seed's notes: empty, as the seed writer keeps nothing)
 CONFIG = OptimizeConfig(
-    writer="ops", budget="14", train=2, val=2, test=1, window=5, stream_tasks=5, test_tasks=6, seed=3, minibatch=2
+    writer="ops",
+    max_metric_calls="14",
+    train_streams=2,
+    val_streams=2,
+    test_streams=1,
+    window=5,
+    stream_tasks=5,
+    test_tasks=6,
+    seed=3,
+    minibatch=2,
 )
 
 
@@ -159,7 +168,15 @@ def synthetic_as_jsonl(path, streams: int, tasks: int, seed: int):
 def test_optimize_on_a_jsonl_file_uses_disjoint_streams_and_writes_the_split(tmp_path):
     data = synthetic_as_jsonl(tmp_path / "mine.jsonl", streams=5, tasks=10, seed=11)
     config = OptimizeConfig(
-        writer="ops", suite="jsonl", data=str(data), budget="10", train=2, val=2, test=1, window=5, minibatch=2
+        writer="ops",
+        suite="jsonl",
+        data=str(data),
+        max_metric_calls="10",
+        train_streams=2,
+        val_streams=2,
+        test_streams=1,
+        window=5,
+        minibatch=2,
     )
     task_lm = dspy.LM("scripted/world", engine=ScriptedWorld(), cache=False)
     summary = optimize(
@@ -185,7 +202,7 @@ def test_a_file_too_small_to_split_is_a_clear_error(tmp_path):
     import pytest
 
     data = synthetic_as_jsonl(tmp_path / "small.jsonl", streams=3, tasks=6, seed=12)
-    config = OptimizeConfig(writer="ops", suite="jsonl", data=str(data), train=2, val=2, test=1)
+    config = OptimizeConfig(writer="ops", suite="jsonl", data=str(data), train_streams=2, val_streams=2, test_streams=1)
     with pytest.raises(ValueError, match="holds 3 streams; optimize needs 5 disjoint ones"):
         optimize(
             config,
@@ -225,7 +242,10 @@ class CountingWorld(ScriptedWorld):
 
 def test_recall_objective_runs_the_writer_alone_and_evolves_only_the_writer(tmp_path):
     summary = run(
-        tmp_path, reflection_lm(), replace(CONFIG, budget="10", test=0, objective="recall"), world=CountingWorld
+        tmp_path,
+        reflection_lm(),
+        replace(CONFIG, max_metric_calls="10", test_streams=0, objective="recall"),
+        world=CountingWorld,
     )
     assert CountingWorld.actor_calls == 0
     assert summary["optimized_instructions"]["agent.writer.predict"].endswith("\n" + NEW)
@@ -236,14 +256,20 @@ def test_recall_objective_runs_the_writer_alone_and_evolves_only_the_writer(tmp_
 
 
 def test_gepa_evolves_the_select_writer(tmp_path):
-    summary = run(tmp_path, reflection_lm(), replace(CONFIG, budget="10", test=0, objective="recall", writer="select"))
+    summary = run(
+        tmp_path,
+        reflection_lm(),
+        replace(CONFIG, max_metric_calls="10", test_streams=0, objective="recall", writer="select"),
+    )
     assert summary["optimized_instructions"]["agent.writer.predict"].endswith("\n" + NEW)
     assert summary["best_val_score"] > summary["seed_val_score"]
     assert load_agent(tmp_path / "program.json").writer_kind == "select"
 
 
 def test_the_topics_proposer_tries_rules_read_off_the_feedback_without_a_reflection_model(tmp_path):
-    config = replace(CONFIG, budget="10", test=0, objective="recall", writer="select", proposer="topics")
+    config = replace(
+        CONFIG, max_metric_calls="10", test_streams=0, objective="recall", writer="select", proposer="topics"
+    )
     summary = run(tmp_path, reflection=None, config=config)
     tried = summary["proposals"]["tried_examples"]
     assert tried and all(re.fullmatch(r"(Keep every statement|Leave out statements) about [a-z ]+\.", r) for r in tried)
@@ -251,7 +277,7 @@ def test_the_topics_proposer_tries_rules_read_off_the_feedback_without_a_reflect
 
 
 def test_gepa_default_proposer_still_works(tmp_path):
-    summary = run(tmp_path, reflection_lm(), replace(CONFIG, test=0, proposer="gepa"))
+    summary = run(tmp_path, reflection_lm(), replace(CONFIG, test_streams=0, proposer="gepa"))
     assert summary["optimized_instructions"]["agent.writer.predict"] == NEW
 
 
@@ -281,6 +307,6 @@ def test_a_second_run_into_a_held_run_directory_is_refused(tmp_path):
 
 
 def test_an_unknown_demos_target_is_refused_before_any_work(tmp_path):
-    with pytest.raises(ValueError, match="unknown --demos-target 'asked'; known: needed, stated"):
+    with pytest.raises(ValueError, match=r"demos-target: 'asked' is not one of needed \| stated"):
         run(tmp_path, reflection_lm(), replace(CONFIG, writer="select", demos=2, demos_target="asked"))
     assert not (tmp_path / "config.json").exists()

@@ -108,8 +108,8 @@ def test_a_refused_run_leaves_its_directory_to_the_corrected_command(tmp_path):
 @pytest.mark.parametrize(
     ("option", "error"),
     [
-        ({"store": "sqlit"}, "unknown store 'sqlit'"),
-        ({"retriever": "embeding"}, "unknown retriever"),
+        ({"store": "sqlit"}, r"store: 'sqlit' is not one of memory \| sqlite"),
+        ({"retriever": "embeding"}, r"retriever: 'embeding' is not one of lexical \| embedding"),
         ({"rank": "recency=x"}, "needs a number"),
         ({"suite": "jsonl"}, "needs --data"),
         ({"agent": "missing.json"}, "missing.json"),

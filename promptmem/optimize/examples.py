@@ -18,22 +18,25 @@ def split_streams(config: OptimizeConfig) -> tuple[Suite, list[Stream], list[Str
     """The suite whose streams the GEPA examples come from, the train and val streams the
     windows are cut from, and the split as written to ``split.json``. A generated suite:
     streams of ``stream_tasks`` (train seed, val seed+1, held-out test seed+2). A suite
-    ``from_file``: the first ``train`` streams, the next ``val``, then ``test`` held-out streams;
+    ``from_file``: the first ``train_streams``, the next ``val_streams``, then ``test_streams``
+    held out;
     a file holding fewer streams than that is a ValueError."""
     if not suite_type(config.suite).from_file:
         suite = build_suite(config.suite, SuiteOptions(tasks=config.stream_tasks or config.test_tasks))
-        train, val = suite.streams(config.train, seed=config.seed), suite.streams(config.val, seed=config.seed + 1)
+        train = suite.streams(config.train_streams, seed=config.seed)
+        val = suite.streams(config.val_streams, seed=config.seed + 1)
         seeds = {"train_seed": config.seed, "val_seed": config.seed + 1, "test_seed": config.seed + 2}
         return suite, train, val, {**seeds, "train": [s.id for s in train], "val": [s.id for s in val]}
     suite = build_suite(config.suite, SuiteOptions(data=config.data))
-    wanted = config.train + config.val + config.test
+    wanted = config.train_streams + config.val_streams + config.test_streams
     streams = suite.streams(wanted)
     if len(streams) < wanted:
         raise ValueError(
             f"{config.data} holds {len(streams)} streams; optimize needs {wanted} disjoint ones "
-            f"(--train {config.train} --val {config.val} --test {config.test}): lower them or add streams"
+            f"(--train-streams {config.train_streams} --val-streams {config.val_streams} "
+            f"--test-streams {config.test_streams}): lower them or add streams"
         )
-    train, val = streams[: config.train], streams[config.train : config.train + config.val]
+    train, val = streams[: config.train_streams], streams[config.train_streams : wanted - config.test_streams]
     split = {
         "train": [s.id for s in train],
         "val": [s.id for s in val],
@@ -48,8 +51,6 @@ def gepa_examples(
     """Train and val examples: windows of ``config.window`` tasks cut from the streams, warm
     started from the seed program's notes (``warm_start="seed"``; computed once, kept under
     ``out/warm/``) or from no notes; and what ``split.json`` records of them."""
-    if config.warm_start not in ("seed", "none"):
-        raise ValueError(f"unknown --warm-start {config.warm_start!r}; known: seed, none")
     reference = agent if config.warm_start == "seed" else None
     act = config.objective != "recall"
     cut = {

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import Literal
 
 import dspy
 
@@ -27,19 +28,22 @@ from promptmem.optimize.demos import hindsight_demos, with_demos
 from promptmem.optimize.examples import gepa_examples, split_streams
 from promptmem.optimize.proposer import CompactProposer
 from promptmem.optimize.windows import warm_memory
-from promptmem.options import option
+from promptmem.options import check_choices, option
+from promptmem.programs.actor import ActorKind
 from promptmem.programs.agent import SEED_AGENT, MemoryAgent, in_process, resolve_agent, save_agent, writer_help
 from promptmem.programs.select import SelectWriter
 from promptmem.report.comparison import Entry, compare
 from promptmem.roles import Abilities, role_of
 from promptmem.rundir import holds_run_dir
 from promptmem.runner import run_stream
-from promptmem.signals.hindsight import TARGETS
+from promptmem.signals.hindsight import Target
 from promptmem.signals.select_feedback import selection_feedback
 from promptmem.suites import SUITES, suite_type
 from promptmem.tasks import Stream, Suite
 
 AUTO_BUDGETS = ("light", "medium", "heavy")
+Objective = Literal["continual", "recall"]  # see OBJECTIVES
+Proposer = Literal["compact", "topics", "gepa"]
 TASK_LM = LMConfig(spec="local:qwen2.5-coder-0.5b")  # the default task LM of optimize and tune
 # the default reflection LM: a stronger model, sampling, room for whole instructions
 REFLECTION_LM = LMConfig(spec="local:qwen2.5-coder-1.5b", temperature=1.0, max_tokens=1024, context=8192)
@@ -64,13 +68,15 @@ class OptimizeConfig:
         min=0.0,
         max=0.95,
     )
-    actor: str = option("plain", "Seed agent's actor: plain | filter (selects the relevant notes, then answers).")
-    budget: str = option(
-        "light", "GEPA budget: light | medium | heavy | N metric calls (one call = one stream window)."
+    actor: ActorKind = option("plain", "Seed agent's actor: plain | filter (selects the relevant notes, then answers).")
+    max_metric_calls: str = option(
+        "light",
+        "GEPA budget: light | medium | heavy | N metric calls (one call = one stream window).",
+        was="budget",
     )
-    train: int = option(6, "Training streams.", min=1)
-    val: int = option(4, "Validation streams (Pareto tracking).", min=1)
-    test: int = option(4, "Held-out streams for seed vs optimized (0: skip).", min=0)
+    train_streams: int = option(6, "Training streams.", min=1, was="train")
+    val_streams: int = option(4, "Validation streams (Pareto tracking).", min=1, was="val")
+    test_streams: int = option(4, "Held-out streams for seed vs optimized (0: skip).", min=0, was="test")
     window: int = option(8, "Tasks per GEPA example.", min=3)
     demos: int = option(
         0,
@@ -79,12 +85,12 @@ class OptimizeConfig:
         "streams (select writer: what later questions needed; actor: right answers from such notes), added to "
         "the seed and to the optimized program.",
     )
-    demos_target: str = option(
+    demos_target: Target = option(
         "needed",
         help="What the writer demos keep (and the actor demos' notes hold): needed (what later questions needed) "
         "| stated (also every statement of a fact the world tracks, where the suite lists them).",
     )
-    warm_start: str = option(
+    warm_start: Literal["seed", "none"] = option(
         "seed",
         help="Where each GEPA window's notes start: seed (the notes the seed program held at the window's "
         "position of its long stream, so the budget binds and questions reach back past the window) | none "
@@ -95,23 +101,34 @@ class OptimizeConfig:
     )
     test_tasks: int = option(24, "Synthetic: tasks per held-out stream (files: whole streams).", min=3)
     seed: int = option(0, "Synthetic streams: train seed, val seed+1, test seed+2.")
-    notes_budget: int | None = option(None, "Notes budget in characters (default: the suite's).")
+    budget: int | None = option(
+        None,
+        "Notes budget in characters (default: the suite's); GEPA's budget is --max-metric-calls.",
+        min=1,
+        was="notes_budget",
+    )
     minibatch: int = option(3, "GEPA reflection minibatch size.", min=1)
-    components: str = option("round_robin", "Predictors GEPA edits per step: round_robin | all.")
+    components: Literal["round_robin", "all"] = option(
+        "round_robin", "Predictors GEPA edits per step: round_robin | all."
+    )
     threads: int = option(
         1, "GEPA evaluation threads (hosted LMs; a local model serves one call at a time).", min=1, pace=True
     )
-    objective: str = option(
+    objective: Objective = option(
         "continual",
         "continual: the stream score, actor and writer, per-role feedback | recall: the writer alone (no actor calls, several times cheaper), scored by notes recall -- whether the notes shown for each later question hold its answer.",
     )
-    proposer: str = option(
+    proposer: Proposer = option(
         "compact",
         "compact: the reflection LM sees the current instructions and the deduplicated failures and proposes one checked rule, appended (sized for small local reflection models) | topics: the same checks and appending, the rules read off the feedback's topic counts (keep a kind later questions needed, leave out a topic only never-needed statements used; no reflection LM) | gepa: GEPA's own prompt with whole traces, whole new instructions.",
     )
     cache_evaluation: bool = option(
         True, "GEPA caches (candidate, example) scores, so no example is run twice for one candidate."
     )
+
+    def __post_init__(self):
+        check_choices(self)
+        gepa_budget(self.max_metric_calls)
 
 
 class StreamProgram(dspy.Module):
@@ -162,7 +179,6 @@ def recall_metric(gold, pred, trace=None, pred_name=None, pred_trace=None) -> ds
 
 
 OBJECTIVES = {"continual": continual_metric, "recall": recall_metric}
-PROPOSERS = ("compact", "topics", "gepa")
 
 
 def writer_components(state, trajectories, subsample_scores, candidate_idx, candidate) -> list[str]:
@@ -194,12 +210,15 @@ def abilities(program: dspy.Module) -> dict[str, Abilities]:
     return {name: writer.abilities for name, _ in program.named_predictors() if writer and role_of(name) == "writer"}
 
 
-def _gepa_budget(budget: str) -> dict:
-    if budget in AUTO_BUDGETS:
-        return {"auto": budget}
-    if budget.isdigit() and int(budget) > 0:
-        return {"max_metric_calls": int(budget)}
-    raise ValueError(f"--budget must be one of {', '.join(AUTO_BUDGETS)} or a number of metric calls, got {budget!r}")
+def gepa_budget(max_metric_calls: str) -> dict:
+    """GEPA's budget argument for ``--max-metric-calls`` (a ValueError if it is none)."""
+    if max_metric_calls in AUTO_BUDGETS:
+        return {"auto": max_metric_calls}
+    if max_metric_calls.isdigit() and int(max_metric_calls) > 0:
+        return {"max_metric_calls": int(max_metric_calls)}
+    raise ValueError(
+        f"max-metric-calls: {max_metric_calls!r} is not one of {' | '.join(AUTO_BUDGETS)} or a number of metric calls"
+    )
 
 
 def instructions(program: dspy.Module) -> dict[str, str]:
@@ -258,7 +277,7 @@ def held_out_comparison(
     streams (files: the streams after train and val), written to ``out``; each program's run
     under ``runs/label`` (default ``out/test``; a finished one is resumed, not rerun)."""
     held_out = (
-        {"seed": config.train + config.val, "data": config.data}
+        {"seed": config.train_streams + config.val_streams, "data": config.data}
         if suite_type(config.suite).from_file
         else {"seed": config.seed + 2, "tasks": config.test_tasks}
     )
@@ -271,8 +290,8 @@ def held_out_comparison(
                 writer=config.writer,
                 buffer_share=config.buffer_share if agent == config.agent else 0.0,
                 actor=config.actor,
-                streams=config.test,
-                budget=config.notes_budget,
+                streams=config.test_streams,
+                budget=config.budget,
                 threads=config.threads,
                 **held_out,
             ),
@@ -299,16 +318,8 @@ def optimize(
     """Run GEPA into ``out`` (resuming its checkpoint there; one run holds ``out`` at a time) and
     compare on held-out streams."""
     out = Path(out)
-    gepa_budget = _gepa_budget(config.budget)
-    for name, value, known in (
-        ("--objective", config.objective, OBJECTIVES),
-        ("--proposer", config.proposer, PROPOSERS),
-        ("--demos-target", config.demos_target, TARGETS),
-    ):
-        if value not in known:
-            raise ValueError(f"unknown {name} {value!r}; known: {', '.join(known)}")
     suite, train, val, split = split_streams(config)
-    budget = config.notes_budget or suite.notes_budget
+    budget = config.budget or suite.notes_budget
     lm = lm or make_lm(lm_config)
     # topics: the rules are read off the feedback's counts, no reflection LM
     reflection_lm = None if config.proposer == "topics" else reflection_lm or make_lm(reflection)
@@ -328,7 +339,7 @@ def optimize(
         seed=config.seed,
         use_merge=True,
         **options,
-        **gepa_budget,
+        **gepa_budget(config.max_metric_calls),
     )
     with dspy.context(lm=lm, adapter=adapter_for(lm_config.spec)):
         optimized = gepa.compile(program, trainset=trainset, valset=valset)
@@ -354,6 +365,6 @@ def optimize(
             save_agent(with_demos(agent if label == "seed" else optimized.agent, demos), path)
             programs.append((f"{label} + demos", str(path)))
         summary["demos"] = {role: [example.toDict() for example in examples] for role, examples in demos.items()}
-    summary["test"] = held_out_comparison(config, lm_config, out, lm, programs) if config.test else {}
+    summary["test"] = held_out_comparison(config, lm_config, out, lm, programs) if config.test_streams else {}
     write_json(out / "summary.json", summary)
     return summary

@@ -4,7 +4,7 @@ size — with the continual metric as the objective.
 
 The study lives in ``OUT/study.db`` (SQLite), so a killed study resumes and several
 workers can share it (run the same command in several shells). Each trial is an
-``evaluate`` run (after an ``optimize`` run when ``gepa_budget`` is set) under
+``evaluate`` run (after an ``optimize`` run when ``max_metric_calls`` is set) under
 ``OUT/trials/<n>/``; ``OUT/best.json`` holds the best trial.
 """
 
@@ -17,8 +17,8 @@ from pathlib import Path
 from promptmem.evaluate import EvalConfig, claim_run_dir, evaluate
 from promptmem.files import write_json
 from promptmem.lm.specs import LMConfig, make_lm
-from promptmem.optimize.gepa import OptimizeConfig, optimize
-from promptmem.options import option
+from promptmem.optimize.gepa import OptimizeConfig, gepa_budget, optimize
+from promptmem.options import check_choices, option
 from promptmem.programs.agent import WRITERS
 
 
@@ -35,10 +35,17 @@ class TuneConfig:
     writers: tuple[str, ...] = option(
         ("ops", "notes"), f"Writer styles to try: {', '.join(WRITERS)} or pkg.module:Class paths."
     )
-    gepa_budget: str | None = option(
-        None, "Also run GEPA per trial with this budget, tuning its minibatch size (default: the seed prompts)."
+    max_metric_calls: str | None = option(
+        None,
+        "Also run GEPA per trial with this budget (light | medium | heavy | N metric calls), tuning its minibatch size (default: the seed prompts).",
+        was="gepa_budget",
     )
-    minibatches: tuple[int, ...] = option((2, 3, 5), "GEPA minibatch sizes to try (with gepa_budget).", cli=False)
+    minibatches: tuple[int, ...] = option((2, 3, 5), "GEPA minibatch sizes to try (with max_metric_calls).", cli=False)
+
+    def __post_init__(self):
+        check_choices(self)
+        if self.max_metric_calls is not None:
+            gepa_budget(self.max_metric_calls)
 
 
 def _trial(trial, config: TuneConfig, lm_config: LMConfig, reflection: LMConfig, out: Path, lm) -> float:
@@ -48,15 +55,12 @@ def _trial(trial, config: TuneConfig, lm_config: LMConfig, reflection: LMConfig,
     top_k = trial.suggest_categorical("top_k", list(config.top_ks))
     writer = trial.suggest_categorical("writer", list(config.writers))
     agent, trial_dir = "seed", out / "trials" / str(trial.number)
-    if config.gepa_budget:
+    if config.max_metric_calls:
         minibatch = trial.suggest_categorical("minibatch", list(config.minibatches))
-        optimize(
-            OptimizeConfig(writer=writer, budget=config.gepa_budget, notes_budget=budget, minibatch=minibatch, test=0),
-            lm_config,
-            reflection,
-            trial_dir / "optimize",
-            lm=lm,
+        gepa = OptimizeConfig(
+            writer=writer, budget=budget, max_metric_calls=config.max_metric_calls, minibatch=minibatch, test_streams=0
         )
+        optimize(gepa, lm_config, reflection, trial_dir / "optimize", lm=lm)
         agent = str(trial_dir / "optimize" / "program.json")
     report = evaluate(
         EvalConfig(

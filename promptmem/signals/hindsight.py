@@ -30,12 +30,14 @@ import re
 from collections import defaultdict
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 from promptmem.programs.select import statements
 from promptmem.recall import line_holds
 from promptmem.tasks import Fact, Stream, Suite, Task
 
-TARGETS = ("needed", "stated")  # what a hindsight keep-list keeps (see the module)
+Target = Literal["needed", "stated"]  # what a hindsight keep-list keeps (see the module)
+TARGETS = get_args(Target)
 
 _STOP = frozenset(
     "a an and are at by for he her his i in is it my of on or she the their they to was we were with".split()
