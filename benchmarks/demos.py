@@ -43,7 +43,7 @@ def main() -> None:
     parser.add_argument("--roles", default="writer,actor", help="the roles that get demos: writer, actor or both")
     parser.add_argument("--data", default=None, help="JSONL training streams (default: synthetic)")
     parser.add_argument("--held-out", default=None, help="JSONL held-out streams (with --data)")
-    parser.add_argument("--train", type=int, default=6, help="training streams the demos come from")
+    parser.add_argument("--train-streams", type=int, default=6, help="training streams the demos come from")
     parser.add_argument("--streams", type=int, default=6, help="held-out streams")
     parser.add_argument("--tasks", type=int, default=24, help="synthetic: tasks per stream")
     parser.add_argument("--seed", type=int, default=6000, help="synthetic: train seed; held out: seed + 1")
@@ -53,10 +53,11 @@ def main() -> None:
     if args.data:
         train_suite = make_suite("jsonl", path=args.data)
         held_out = {"suite": "jsonl", "data": str(Path(args.held_out).resolve()), "seed": 0, "tasks": None}
-        train = train_suite.streams(args.train)
+        train = train_suite.streams(args.train_streams)
     else:
         train_suite = make_suite("synthetic", tasks=args.tasks)
-        train, held_out = train_suite.streams(args.train, seed=args.seed), {"tasks": args.tasks, "seed": args.seed + 1}
+        train = train_suite.streams(args.train_streams, seed=args.seed)
+        held_out = {"tasks": args.tasks, "seed": args.seed + 1}
     roles = set(args.roles.split(","))
     if roles - {"writer", "actor"}:
         parser.error(f"--roles: writer, actor or writer,actor (got {args.roles!r})")

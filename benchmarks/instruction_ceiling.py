@@ -30,6 +30,7 @@ from promptmem.files import write_json
 from promptmem.lm.specs import LMConfig, adapter_for, make_lm
 from promptmem.optimize.examples import gepa_examples, split_streams
 from promptmem.optimize.gepa import OptimizeConfig, StreamProgram, held_out_comparison, recall_metric
+from promptmem.options import with_current_names
 
 
 def seed_agent(config: OptimizeConfig, instructions: str | None = None, name: str = "ceiling"):
@@ -62,7 +63,8 @@ def main() -> None:
     if unknown := set(args.held_out) - {p.stem for p in args.instructions}:
         parser.error(f"--held-out names no instructions file given: {', '.join(sorted(unknown))}")
     stored = json.loads((args.run / "config.json").read_text())
-    config, lm_config = OptimizeConfig(**stored["optimize"]), LMConfig(**stored["lm"])
+    config = OptimizeConfig(**with_current_names(OptimizeConfig, stored["optimize"]))  # a run from before a rename too
+    lm_config = LMConfig(**stored["lm"])
     lm, budget = make_lm(lm_config), stored["notes_budget"]
     suite, train, val, _ = split_streams(config)
     context = partial(dspy.context, lm=lm, adapter=adapter_for(lm_config.spec))

@@ -6,8 +6,8 @@ optimized held-out score, memory gain, tokens and seconds per task, metric calls
 time, and both sets of instructions.
 
     python benchmarks/optimize.py                                  # the README's numbers
-    python benchmarks/optimize.py --objective continual --budget 14 # the continual objective
-    python benchmarks/optimize.py --writer select --budget 150 --minibatch 5 --test 6 --seed 5000 \
+    python benchmarks/optimize.py --objective continual --max-metric-calls 14  # the continual objective
+    python benchmarks/optimize.py --writer select --max-metric-calls 150 --minibatch 5 --test-streams 6 --seed 5000 \
         --out-run runs/bench-optimize-select-warm --out benchmarks/results/optimize_select_warm.json
     python benchmarks/optimize.py --suite jsonl --data FILE ...     # streams from a file (train, val, test in order)
 """
@@ -62,13 +62,13 @@ def main() -> None:
     parser.add_argument("--lm", default="local:qwen2.5-coder-0.5b")
     parser.add_argument("--reflection-lm", default="local:qwen2.5-coder-1.5b")
     parser.add_argument("--writer", default="facts")
-    parser.add_argument("--budget", default="40", help="GEPA metric calls")
+    parser.add_argument("--max-metric-calls", default="40", help="GEPA metric calls")
     parser.add_argument("--objective", default="recall", help="recall (writer alone) | continual")
     parser.add_argument("--proposer", default="compact", help="compact | topics (no reflection LM) | gepa")
     parser.add_argument("--minibatch", type=int, default=3, help="GEPA reflection minibatch size")
-    parser.add_argument("--train", type=int, default=6)
-    parser.add_argument("--val", type=int, default=3)
-    parser.add_argument("--test", type=int, default=3)
+    parser.add_argument("--train-streams", type=int, default=6)
+    parser.add_argument("--val-streams", type=int, default=3)
+    parser.add_argument("--test-streams", type=int, default=3)
     parser.add_argument("--window", type=int, default=8)
     parser.add_argument("--test-tasks", type=int, default=24)
     parser.add_argument("--seed", type=int, default=2000, help="held out: tests use seeds < 1000")
@@ -83,10 +83,10 @@ def main() -> None:
         warm_start=args.warm_start,
         demos=args.demos,
         writer=args.writer,
-        budget=args.budget,
-        train=args.train,
-        val=args.val,
-        test=args.test,
+        max_metric_calls=args.max_metric_calls,
+        train_streams=args.train_streams,
+        val_streams=args.val_streams,
+        test_streams=args.test_streams,
         window=args.window,
         test_tasks=args.test_tasks,
         seed=args.seed,
