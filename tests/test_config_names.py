@@ -1,6 +1,6 @@
 """One meaning per name across commands, former flags refused with a hint, old run directories
-still resumed, and configs that check their own closed vocabularies: the CLI and a Python caller
-get the same refusal, from the config."""
+still resumed, and configs that check their own closed vocabularies: the CLI, a recipe file and a
+Python caller get the same refusal, from the config."""
 
 import dataclasses
 import json
@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from promptmem.cli import app
+from promptmem.config_files import ConfigFileError, load_config
 from promptmem.files import RunDirError
 from promptmem.lm.specs import LMConfig
 from promptmem.optimize.gepa import OptimizeConfig
@@ -170,12 +171,17 @@ def test_the_closed_vocabularies_include_these():
 
 
 @pytest.mark.parametrize(("cls", "name"), closed_fields(), ids=lambda v: getattr(v, "__name__", v))
-def test_an_unknown_choice_is_refused_with_one_message_from_python_and_the_cli(cls, name):
+def test_an_unknown_choice_is_refused_with_one_message_from_python_a_recipe_and_the_cli(cls, name, tmp_path):
     with pytest.raises(ValueError) as refused:
         cls(**{name: unknown(cls, name)})
     message = str(refused.value)
     allowed = " | ".join(map(str, choices_of(typing.get_type_hints(cls)[name])))
     assert message == f"{name.replace('_', '-')}: 'nope' is not one of {allowed}"
+    recipe = tmp_path / "recipe.yaml"
+    recipe.write_text(json.dumps({name: unknown(cls, name)}))  # JSON is YAML; tuples become lists
+    with pytest.raises(ConfigFileError) as refused:
+        load_config(cls, recipe)
+    assert str(refused.value) == f"{recipe}: {message}"
     for command, function in commands():
         for options in function.config_options.values():
             for option in options:
