@@ -196,3 +196,11 @@ def test_other_checks_of_a_config_run_when_it_is_built():
         OptimizeConfig(max_metric_calls="lots")
     result = invoke("tune", "--max-metric-calls", "0")
     assert result.exit_code == 2 and "max-metric-calls: '0'" in result.output
+
+
+def test_a_vocabulary_names_what_its_table_holds():
+    from promptmem.programs.actor import ACTORS, ActorKind
+
+    from promptmem.optimize.gepa import OBJECTIVES, Objective
+
+    assert typing.get_args(ActorKind) == tuple(ACTORS) and typing.get_args(Objective) == tuple(OBJECTIVES)
