@@ -40,7 +40,11 @@ class DistillConfig:
         "The suite the teacher is traced on and the students compared on (jsonl: your own streams, --data and --test-data).",
     )
     data: str | None = option(None, "jsonl, locomo: the training streams' file.", path=True)
-    train_streams: int = option(2, "Streams the teacher is traced on (its writes and answers: SFT rows where the hindsight ones leave off).", min=1)
+    train_streams: int = option(
+        2,
+        "Streams the teacher is traced on (its writes and answers: SFT rows where the hindsight ones leave off).",
+        min=1,
+    )
     hindsight_streams: int | None = option(
         None,
         "Select writer: the training streams its hindsight SFT rows (and, with --writer-reward hindsight, its GRPO prompts) come from, the first --train-streams of them the traced ones; labels and a replay, no model calls (default: every stream of the --data file; 12 generated streams).",

@@ -183,7 +183,9 @@ def test_hindsight_targets_and_the_dense_reward_are_refused_for_other_writers_be
         DistillConfig(serve_quantization="q4")
     with pytest.raises(ValueError, match=re.escape("compare: 'student+dpo' is not one of")):
         DistillConfig(compare=("student+dpo",))
-    with pytest.raises(ValueError, match="streams synthetic-s4000-0, synthetic-s4000-1, synthetic-s4000-2 are also held out"):
+    with pytest.raises(
+        ValueError, match="streams synthetic-s4000-0, synthetic-s4000-1, synthetic-s4000-2 are also held out"
+    ):
         distill(DistillConfig(seed=4000, hindsight_streams=3), scripted, tmp_path / "e", lm=lm, until="traces")
     household = {"suite": "jsonl", "data": str(DATA / "household_train.jsonl"), "seed": 0, "test_seed": 0}
     household["test_data"] = str(DATA / "household_heldout.jsonl")
