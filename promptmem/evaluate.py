@@ -11,6 +11,7 @@ stream under way: a rerun goes on from the next one, ``promptmem.resume``);
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -33,9 +34,10 @@ from promptmem.options import check_choices, option
 from promptmem.programs.actor import ActorKind
 from promptmem.programs.agent import MemoryAgent, agent_help, build_agent, resolve_agent, writer_help
 from promptmem.progress import task_bar
+from promptmem.redact import redact
 from promptmem.report.files import write_report
 from promptmem.resume import SUFFIX, StreamProgress, read_finished, resume_stream
-from promptmem.rundir import claim_run_dir, run_lock, strip_credentials
+from promptmem.rundir import claim_run_dir, run_lock
 from promptmem.runner import StreamResult
 from promptmem.suites import SuiteOptions, build_suite, suite_help
 from promptmem.tasks import Stream, Suite, cap_observations
@@ -235,10 +237,16 @@ def _run_jobs(
 
 
 def _check_streams(streams: list[Stream], config: EvalConfig, suite: Suite) -> None:
-    """There is a stream to run and no two share an id (their files would)."""
+    """There is a stream to run and no two share an id (their files would); fewer streams than
+    ``--streams`` asked for run, with a warning."""
     source = suite.describe().get("path") or f"the {suite.name} suite"
     if not streams:
         raise ValueError(f"--seed {config.seed} is past the last stream of {source}; its first stream is --seed 0")
+    if len(streams) < config.streams:
+        logging.getLogger(__name__).warning(
+            f"{source} holds {len(streams)} stream{'s' * (len(streams) > 1)} from --seed {config.seed}, "
+            f"not the {config.streams} --streams asked for: running {len(streams)}"
+        )
     seen: set[str] = set()
     for stream in streams:
         if stream.id in seen:
@@ -282,7 +290,7 @@ def evaluate(
                     jobs, suite, lm, adapter_for(lm_config.spec), make_memory, out, threads, show_progress
                 )
         except LMUnavailable as err:
-            where = f" at {strip_credentials(lm_config.api_base)}" if lm_config.api_base else ""
+            where = f" at {redact(lm_config.api_base)}" if lm_config.api_base else ""
             raise LMUnavailable(
                 f"{lm_config.spec}{where}: {err}. The tasks done so far are kept: rerun the same command to resume"
             ) from err

@@ -1,5 +1,5 @@
 """A run directory: one run at a time holds it (``run_lock``), and its ``config.json`` says which
-run it holds (``claim_run_dir``), written without credentials (``strip_credentials``)."""
+run it holds (``claim_run_dir``), written without credentials (``promptmem.redact``)."""
 
 from __future__ import annotations
 
@@ -8,47 +8,17 @@ import functools
 import inspect
 import json
 import os
-import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, fields, is_dataclass
 from pathlib import Path
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from promptmem.files import RunDirError, read_json, write_json
 from promptmem.options import with_current_names
+from promptmem.redact import redact
 
 LOCK = ".promptmem.lock"
 CONFIG = "config.json"
-_URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
-_SECRET_PARAM = re.compile(r"key|token|secret|password|passwd|signature|sig|auth", re.IGNORECASE)
-# user:password@ before a host name with a dot, localhost or an [IPv6] address
-_USERINFO = re.compile(r"(?<![\w.%+-])[\w.%~+-]+:[^\s/@]+@(?=[\w-]+\.[\w-]|localhost|\[)")
-
-
-def _strip_url(text: str) -> str:
-    """``text`` without the user and password of a URL and without query parameters that name
-    a key, token, secret or password (other text is returned as it is)."""
-    if not _URL.match(text):
-        return text
-    parts = urlsplit(text)
-    host = parts.netloc.rpartition("@")[2]
-    query = urlencode(
-        [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not _SECRET_PARAM.search(k)]
-    )
-    return urlunsplit((parts.scheme, host, parts.path, query, parts.fragment))
-
-
-def strip_credentials(value):
-    """``value`` (JSON data) with credentials removed from every URL in it (``_strip_url``) and
-    every ``user:password@host`` in other text (an error message quoting an address)."""
-    if isinstance(value, str):
-        return _USERINFO.sub("", _strip_url(value))
-    if isinstance(value, dict):
-        return {key: strip_credentials(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [strip_credentials(item) for item in value]
-    return value
 
 
 def _folder(out: Path) -> Path:
@@ -121,7 +91,7 @@ def _differences(old: dict, new: dict, prefix: str = "") -> list[str]:
 def _as_stored(value):
     """A config section as ``config.json`` holds it (dataclasses as dicts, tuples as lists,
     no credentials in URLs)."""
-    return strip_credentials(json.loads(json.dumps(asdict(value) if is_dataclass(value) else value)))
+    return redact(json.loads(json.dumps(asdict(value) if is_dataclass(value) else value)))
 
 
 def _with_defaults(stored: dict, defaults: dict) -> dict:
@@ -182,21 +152,36 @@ def changed_settings(stored: dict, sections: dict) -> list[str]:
     defaults = {name: _as_stored(type(value)()) for name, value in sections.items() if is_dataclass(value)}
     paced = {name: _paced(value) for name, value in sections.items() if is_dataclass(value)}
     config = {name: _as_stored(value) for name, value in sections.items()}
-    previous = _with_defaults(strip_credentials(_renamed(stored, sections)), defaults)
+    previous = _with_defaults(redact(_renamed(stored, sections)), defaults)
     return _differences(_without(previous, paced), _without(config, paced))
+
+
+def _stored_config(out: Path, sections: dict) -> dict:
+    """The ``config.json`` of ``out``, a folder that holds work: a RunDirError when it is missing,
+    unreadable or lacks a section of ``sections`` (the work was done under a configuration
+    nobody can tell, and is never adopted by another)."""
+    path = out / CONFIG
+    unknown = f"{out} holds results of an unknown configuration"
+    keep = f"restore its {CONFIG}, or use another --out (or empty {out} to start over)"
+    if not path.is_file():
+        raise RunDirError(f"{unknown} (no {CONFIG}); {keep}")
+    stored = read_json(path, f"so {unknown}; {keep}")
+    wanted = [name for name, value in sections.items() if is_dataclass(value)]
+    if not isinstance(stored, dict) or not all(isinstance(stored.get(name), dict) for name in wanted):
+        raise RunDirError(f"{unknown} ({path} is not a configuration of this command's runs); {keep}")
+    return stored
 
 
 def claim_run_dir(out: Path, sections: dict) -> dict:
     """Write ``sections`` (dataclass configs or plain values) to ``out/config.json`` and return
     them as written, or refuse if ``out`` holds work done under another config
-    (``changed_settings``: a new option at its default and a setting of pace may change); a
-    config with no work beside it (a run refused before it began) is replaced."""
+    (``changed_settings``: a new option at its default and a setting of pace may change) or
+    under no readable config (``_stored_config``); a config with no work beside it (a run
+    refused before it began) is replaced."""
     out = _folder(Path(out))
     path = out / CONFIG
-    if path.exists() and _holds_work(out):
-        stored = read_json(path, "restore it, or delete it to let this run write it again, or use another --out")
-        if not isinstance(stored, dict):
-            raise RunDirError(f"{path} is not a run configuration; delete it to let this run write it again")
+    if _holds_work(out):
+        stored = _stored_config(out, sections)
         if changed := changed_settings(stored, sections):
             raise RunDirError(
                 f"{out} holds a run with another configuration (differs in: "

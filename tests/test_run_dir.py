@@ -12,7 +12,8 @@ from conftest import raising_lm, scripted_lm, typed_ops
 from promptmem.evaluate import EvalConfig, evaluate
 from promptmem.files import RunDirError, safe_name
 from promptmem.lm.specs import LMConfig
-from promptmem.rundir import run_lock, strip_credentials
+from promptmem.redact import redact
+from promptmem.rundir import run_lock
 
 LM = LMConfig(spec="dummy/scripted")
 NASTY_IDS = ["../../../escaped", "a/b", "/abs", "*", "nul\x00id", "x" * 300, "ünïcødé ☃", "Conv-1", "conv-1", ".."]
@@ -160,7 +161,7 @@ def test_a_damaged_config_is_named(tmp_path):
     config = EvalConfig(writer="ops", streams=1, tasks=2)
     evaluate(config, LM, tmp_path, lm=writer_lm(), show_progress=False)
     (tmp_path / "config.json").write_text('{"eval": {')
-    with pytest.raises(RunDirError, match=f"{tmp_path / 'config.json'} is not valid JSON.*delete it"):
+    with pytest.raises(RunDirError, match=f"{tmp_path / 'config.json'} is not valid JSON.*unknown configuration"):
         evaluate(config, LM, tmp_path, lm=raising_lm(AssertionError("no call")), show_progress=False)
 
 
@@ -170,8 +171,8 @@ def test_credentials_never_reach_the_run_directory(tmp_path):
     for path in tmp_path.rglob("*"):
         assert not path.is_file() or b"sk-secret" not in path.read_bytes(), path
     assert json.loads((tmp_path / "config.json").read_text())["lm"]["api_base"] == "https://host.example/v1?region=eu"
-    assert strip_credentials("failed to connect to u:p@127.0.0.1:9") == "failed to connect to 127.0.0.1:9"
-    assert strip_credentials("at 12:30@home") == "at 12:30@home"
+    assert redact("failed to connect to u:p@127.0.0.1:9") == "failed to connect to 127.0.0.1:9"
+    assert redact("at 12:30@home") == "at 12:30@home"
 
 
 def test_report_writes_into_a_missing_folder_and_names_a_damaged_run(tmp_path):
