@@ -59,6 +59,14 @@ def user_errors():
         raise typer.Exit(2) from err
 
 
+def writer_taken(config) -> None:
+    """Refuse ``--writer`` given to an agent that takes none (``config``: the command's config,
+    with ``agent`` and ``writer``; ``programs.agent.check_writer_taken``)."""
+    from promptmem.programs.agent import check_writer_taken
+
+    check_writer_taken(config.agent, config.writer if given("writer") else None)
+
+
 EVAL_EXAMPLES = """[bold]Examples[/bold]\n
   promptmem eval --streams 2 --tasks 12                        [dim]# seed agent, embedded 1.5B[/dim]\n
   promptmem eval --agent append-raw --lm local:qwen2.5-coder-0.5b\n
@@ -92,12 +100,11 @@ def eval_command(
     code 1 when an LM call failed (its stream is left for the rerun), 2 on a user error.
     """
     from promptmem.evaluate import evaluate
-    from promptmem.programs.agent import check_writer_taken
     from promptmem.report.terminal import summary_table
 
     try:
         with user_errors():
-            check_writer_taken(config.agent, config.writer if given("writer") else None)
+            writer_taken(config)
             report = evaluate(config, lm, out)
     except KeyboardInterrupt:
         console.print(
@@ -136,6 +143,7 @@ def optimize_command(
     from promptmem.optimize.gepa import optimize
 
     with user_errors():
+        writer_taken(config)
         summary = optimize(config, lm, reflection, out)
     console.print(
         f"val score: seed {summary['seed_val_score']:.3f} -> best {summary['best_val_score']:.3f} "
@@ -313,6 +321,7 @@ def export_verifiers_command(
     from promptmem.integrations.verifiers_export import export_verifiers
 
     with user_errors():
+        writer_taken(config)
         written = export_verifiers(config, out, package)
     console.print(f"[green]wrote[/green] {written} (see its README.md); install it with `pip install -e {written}`")
 

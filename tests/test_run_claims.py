@@ -59,6 +59,15 @@ def test_writer_given_to_an_agent_without_one_is_refused_before_the_run(tmp_path
         assert CliRunner().invoke(app, args, env=WIDE).exit_code == 0  # the corrected command runs
 
 
+@pytest.mark.parametrize("command", [["optimize"], ["export", "verifiers"]])
+def test_every_command_with_agent_and_writer_refuses_an_ignored_writer(tmp_path, command):
+    out = tmp_path / "out"
+    args = [*command, "--agent", "append-raw", "--writer", "facts", "--out", str(out)]
+    result = CliRunner().invoke(app, args, env=WIDE)
+    assert result.exit_code == 2 and "--writer 'facts' applies to the seed agent" in result.output
+    assert not out.exists()
+
+
 def test_rollback_waits_for_the_run_that_holds_the_store(tmp_path):
     run = finished_run(tmp_path / "run")
     (db,) = (run / "memory" / "agent").glob("*.db")
