@@ -31,8 +31,9 @@ _USERINFO = re.compile(r"(?<![\w.%+-])[\w.%~+-]+:[^\s/@]+@(?=[\w-]+\.[\w-]|local
 _URL_USER = re.compile(r"(?<=://)[^\s/@:]+@")
 _BEARER = re.compile(r"\b(Bearer)\s+[A-Za-z0-9._~+/=-]+", re.IGNORECASE)
 _SK = re.compile(r"\bsk-[A-Za-z0-9_-]{8,}")
+# a parameter whose name ends in a secret's word (api_key=, access_token=; not max_tokens=)
 _ASSIGNED = re.compile(
-    r"(?<![\w-])([\w-]*?(?:key|token|secret|passw(?:or)?d|signature|sig|auth)[\w-]*=)([^\s&#'\"]+)", re.IGNORECASE
+    r"(?<![\w-])([\w-]*?(?:key|token|secret|passw(?:or)?d|signature|sig|auth)=)([^\s&#'\"]+)", re.IGNORECASE
 )
 _QUOTED = re.compile(
     r"\b(api[_-]?key|x-api-key|access[_-]?token|secret|password|passwd)(['\"]?\s*:\s*['\"]?)([^\s'\",}]+)",

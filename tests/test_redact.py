@@ -42,7 +42,8 @@ def test_each_kind_of_secret_is_taken_out_and_the_rest_kept(text, gone, kept):
 
 
 def test_ordinary_text_is_left_alone():
-    for text in ("at 12:30@home", "KeyError: 'x'", "tokens: 5", "task-0123456789 done", "max_tokens must be > 0"):
+    ordinary = ("at 12:30@home", "KeyError: 'x'", "tokens: 5", "task-0123456789 done", "max_tokens must be > 0")
+    for text in (*ordinary, "max_tokens=-5 is invalid", "author=me, signal=3, keys=2"):
         assert redact(text) == text
 
 
