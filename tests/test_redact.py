@@ -140,3 +140,15 @@ def test_typer_exit_passes_through_the_app():
     with pytest.raises(SystemExit) as exit_:
         app([])
     assert exit_.value.code == 3
+
+
+def test_a_failed_reflection_call_is_logged_redacted():
+    from conftest import raising_lm
+
+    from promptmem.optimize.proposer import CompactProposer
+
+    proposer = CompactProposer(raising_lm(ValueError(f"provider echoed {KEY}")))
+    dataset = {"agent.writer.predict": [{"Inputs": {}, "Feedback": "t03: the port 8642 was not in the notes"}]}
+    assert proposer({"agent.writer.predict": "Edit the notes."}, dataset, ["agent.writer.predict"]) == {}
+    (entry,) = proposer.log
+    assert entry["reason"].startswith("reflection call failed: ") and KEY not in entry["reason"]

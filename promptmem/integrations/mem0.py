@@ -23,6 +23,7 @@ from pathlib import Path
 
 import dspy
 
+from promptmem.failures import describe
 from promptmem.files import safe_name
 from promptmem.lm.embedded import cache_dir
 from promptmem.lm.server import llama_server
@@ -202,8 +203,7 @@ class Mem0Store:
             for op in ops:
                 results += self._apply_one(op, when)
         except Exception as err:  # mem0 raises its own errors, openai's, qdrant's, ...
-            message = str(err).splitlines()[0][:300] if str(err) else ""
-            raise WriteFailed(f"mem0: {type(err).__name__}: {message}", results) from err
+            raise WriteFailed(f"mem0: {describe(err)}", results) from err
         finally:
             self.trace.extend({"step": step, **result.to_json()} for result in results)
         return results

@@ -24,6 +24,7 @@ from typing import Any
 
 import dspy
 
+from promptmem.failures import describe
 from promptmem.files import read_json, write_json
 from promptmem.roles import ACTOR_ABILITIES, WRITER_ABILITIES, Abilities, role_of
 from promptmem.signals.select_feedback import feedback_topics
@@ -247,7 +248,7 @@ class CompactProposer:
                     "component": name,
                     "rule": "",
                     "status": "rejected",
-                    "reason": f"reflection call failed: {type(err).__name__}: {str(err)[:200]}",
+                    "reason": f"reflection call failed: {describe(err)}",
                 }
             )
             return []
