@@ -23,6 +23,7 @@ from tables_learning import (
     distill_paired,
     distill_sampling,
     distill_training,
+    distill_worlds,
     instruction_ceiling,
     instructions,
     optimize,
@@ -174,6 +175,7 @@ TABLES = {
     "instruction_ceiling_synthetic_1.5b_test": lambda: comparison("instruction_ceiling_synthetic_1.5b", "test"),
     "window_fidelity": window_fidelity,
     "distill": distill,
+    "distill_worlds": distill_worlds,
     **distill_blocks(
         "distill_hindsight_synthetic",
         "distill_hindsight_household",

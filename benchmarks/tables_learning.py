@@ -3,7 +3,7 @@ and distillation (``docs/optimize.md``, ``docs/distill.md``, ``docs/results.md``
 
 from __future__ import annotations
 
-from tables_common import cell, first, gain, load, maybe, table
+from tables_common import RESULTS, cell, first, gain, load, maybe, table
 
 from promptmem.report.comparison import labelled_pairs, paired_table
 
@@ -222,3 +222,57 @@ def writer_choices(name: str) -> str:
             for label, row in rows.items()
         ],
     )
+
+
+OWN_WORLDS = (  # the published runs before the CLI recorded them (Q8_0 rows by a session script), then every distill_own_*
+    ("synthetic", "full", "distill_hindsight_synthetic_stated12", "recipes/synthetic_stated12.yaml"),
+    ("household", "full", "distill_hindsight_household_stated12", "recipes/household_stated12.yaml"),
+)
+
+
+def _world_row(world: str, annotations: str, teacher: dict, student: dict, paired: dict, recipe: str) -> list[str]:
+    return [
+        world,
+        annotations,
+        f"{teacher['score']:.3f}",
+        f"{student['score']:.3f}",
+        f"{paired['diff']:+.3f} [{paired['ci_low']:+.3f}, {paired['ci_high']:+.3f}]",
+        f"{paired['wins']} / {paired['losses']}",
+        f"{student['seconds_per_task']:.1f} / {teacher['seconds_per_task']:.1f}",
+        recipe,
+    ]
+
+
+def distill_worlds() -> str:
+    """Each world's distilled 0.5B student (Q8_0) against its 1.5B teacher held out, with how the
+    training file was annotated and the recipe that reproduces it."""
+    rows = []
+    for world, annotated, name, recipe in OWN_WORLDS:
+        run = load(name)
+        student = run["student_q8_0"]
+        rows.append(
+            _world_row(world, annotated, run["comparison"]["teacher"], student, student["paired_vs_teacher"], recipe)
+        )
+    for path in sorted(RESULTS.glob("distill_own_*.json")):
+        run = load(path.stem)
+        rows.append(
+            _world_row(
+                run["world"],
+                run["annotations"],
+                run["comparison"]["teacher"],
+                run["comparison"][run["student"]],
+                run["vs_teacher"],
+                f"benchmarks/results/{path.name}",
+            )
+        )
+    header = [
+        "world",
+        "annotations",
+        "teacher",
+        "student",
+        "student − teacher [95% CI]",
+        "won / lost",
+        "s/task (student / teacher)",
+        "reproduce",
+    ]
+    return table(header, rows)
