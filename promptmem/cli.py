@@ -14,7 +14,7 @@ from rich.table import Table
 from promptmem.cli_app import App
 from promptmem.cli_memory import memory_app
 from promptmem.cli_options import Options, config_options, given
-from promptmem.distill.pipeline import DistillConfig
+from promptmem.distill.config import DistillConfig
 from promptmem.evaluate import EvalConfig
 from promptmem.integrations.verifiers_export import PackageConfig
 from promptmem.lm.specs import LMConfig

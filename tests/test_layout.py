@@ -1,5 +1,7 @@
-"""The package's shape: imports only go down the layers pyproject declares, and ruff passes."""
+"""The package's shape: imports only go down the layers pyproject declares, names are imported
+from the module that defines them, and ruff passes."""
 
+import ast
 import shutil
 import subprocess
 import sys
@@ -25,6 +27,45 @@ def test_imports_only_go_down_the_layers(tmp_path):
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
     assert "0 broken" in result.stdout
+
+
+PACKAGE_DIRS = {"promptmem.programs": ROOT / "programs", "promptmem.distill": ROOT / "distill"}
+
+
+def module_file(name: str) -> Path | None:
+    """The file of module ``name`` (``promptmem.programs`` and ``promptmem.distill`` live at the root)."""
+    prefix = next((p for p in PACKAGE_DIRS if name == p or name.startswith(p + ".")), "promptmem")
+    path = PACKAGE_DIRS.get(prefix, ROOT / "promptmem").joinpath(*name[len(prefix) :].split(".")[1:])
+    return next((f for f in (path.with_suffix(".py"), path / "__init__.py") if f.is_file()), None)
+
+
+def top_level_imports(path: Path) -> set[str]:
+    """The names ``path`` binds by importing them (at module level)."""
+    names = set()
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            names |= {alias.asname or alias.name.split(".")[0] for alias in node.names}
+    return names
+
+
+def test_names_are_imported_from_the_module_that_defines_them():
+    # a package's __init__ may re-export its public names; a module is no go-between for names
+    # it imports itself (e.g. claim_run_dir lives in promptmem.rundir, not promptmem.evaluate)
+    through = []
+    for path in sorted(p for folder in (ROOT / "promptmem", *PACKAGE_DIRS.values()) for p in folder.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not (isinstance(node, ast.ImportFrom) and (node.module or "").startswith("promptmem.")):
+                continue
+            source = module_file(node.module)
+            if source is None or source.name == "__init__.py":
+                continue
+            imported = top_level_imports(source)
+            through += [
+                f"{path.relative_to(ROOT)}:{node.lineno}: {alias.name} through {node.module}"
+                for alias in node.names
+                if alias.name in imported
+            ]
+    assert not through, "import these from where they are defined:\n" + "\n".join(through)
 
 
 def test_ruff_lint_and_format_pass():

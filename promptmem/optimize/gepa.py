@@ -19,7 +19,7 @@ from typing import Literal
 
 import dspy
 
-from promptmem.evaluate import EvalConfig, claim_run_dir
+from promptmem.evaluate import EvalConfig
 from promptmem.feedback import StreamFeedback, stream_feedback
 from promptmem.files import write_json
 from promptmem.lm.specs import LMConfig, adapter_for, is_local, make_lm
@@ -34,7 +34,7 @@ from promptmem.programs.agent import SEED_AGENT, MemoryAgent, in_process, resolv
 from promptmem.programs.select import SelectWriter
 from promptmem.report.comparison import Entry, compare
 from promptmem.roles import Abilities, role_of
-from promptmem.rundir import holds_run_dir
+from promptmem.rundir import claim_run_dir, holds_run_dir
 from promptmem.runner import run_stream
 from promptmem.signals.hindsight import Target
 from promptmem.signals.select_feedback import selection_feedback

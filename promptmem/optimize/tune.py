@@ -14,12 +14,13 @@ import fcntl
 from dataclasses import dataclass
 from pathlib import Path
 
-from promptmem.evaluate import EvalConfig, claim_run_dir, evaluate
+from promptmem.evaluate import EvalConfig, evaluate
 from promptmem.files import write_json
 from promptmem.lm.specs import LMConfig, make_lm
 from promptmem.optimize.gepa import OptimizeConfig, gepa_budget, optimize
 from promptmem.options import check_choices, option
 from promptmem.programs.agent import WRITERS
+from promptmem.rundir import claim_run_dir
 
 
 @dataclass(frozen=True)
