@@ -183,3 +183,25 @@ def test_failed_calls_have_a_column_in_summary_md(tmp_path):
     row = next(line for line in lines if line.startswith(f"| {report.agent.agent} "))
     column = [c.strip() for c in header.split("|")].index("failed LM calls")
     assert int(row.split("|")[column]) == report.agent.failed_calls >= 1
+
+
+def test_judge_stops_on_a_failing_server_keeping_its_verdicts_and_goes_on_when_rerun(tmp_path):
+    from conftest import scripted_lm, typed_ops
+    from typer.testing import CliRunner
+
+    from promptmem.cli import app
+
+    def verdict(body: dict) -> str:
+        return "[[ ## label ## ]]\nCORRECT\n\n[[ ## completed ## ]]"
+
+    run = tmp_path / "run"
+    lm = scripted_lm("3000", {"operations": typed_ops("NOOP")})
+    evaluate(EvalConfig(writer="ops", streams=2, tasks=6), LMConfig(spec="dummy/x"), run, lm=lm, show_progress=False)
+    with FakeOpenAI(["ok"] + ["500"] * 3, verdict) as server:
+        args = ["judge", str(run), "--lm", "openai/fake-model", "--api-base", server.url]
+        stopped = CliRunner().invoke(app, args, env={"COLUMNS": "2000"})
+        assert stopped.exit_code == 2 and "judge_cache.json: rerun to go on" in stopped.output, stopped.output
+        assert KEY not in stopped.output and len(json.loads((run / "judge_cache.json").read_text())) == 1
+        done = CliRunner().invoke(app, args, env={"COLUMNS": "2000"})
+    assert done.exit_code == 0 and "J = 1.000" in done.output
+    assert_no_key_in(run)
