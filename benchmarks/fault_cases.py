@@ -2,8 +2,10 @@
 the `promptmem` command line (in-process) against a fake OpenAI-compatible server.
 
 A case is handled when the command exits as expected (0, or 2 with one message), the message
-names what it must (the file, line, id or the fix), no traceback escapes, and nothing is
-written outside the run's --out (or the file the command was asked to write).
+names what it must (the file, line, id or the fix), no traceback escapes, no planted secret
+(``fault_bench.SECRETS``) is printed or written, and nothing is written outside the run's
+--out (or the file the command was asked to write). Issue #42's cases live in
+``careless_cases.py`` and are counted here too.
 """
 
 from __future__ import annotations
