@@ -1,5 +1,6 @@
 """Faults survived: SIGKILL at random moments of eval, LoCoMo, optimize and distill runs, a failing hosted
-LM server, and every adversarial input of issue #28 plus the earlier malformed-file probes.
+LM server (every fault kind of tests/fake_openai.py, 400 and 422 included), every adversarial input
+of issue #28, the careless-user cases of issue #42 and the earlier malformed-file probes.
 Writes benchmarks/results/faults.json.
 
 Kills use the test harness (tests/kill_harness.py: scripted LMs, a subprocess per run); each
