@@ -74,6 +74,18 @@ def test_an_lm_backend_from_outside_serves_its_specs(outside):
     assert specs.make_lm(specs.LMConfig(spec="ollama:qwen2.5:1.5b")).model == "ollama_chat/qwen2.5:1.5b"
 
 
+def test_every_in_process_engine_meets_the_engine_protocol(tmp_path):
+    from promptmem.integrations.verifiers_env import TurnEngine
+    from promptmem.lm.engine import Engine
+    from promptmem.lm.hf_engine import TransformersEngine
+    from promptmem.lm.llama_cpp import LlamaCppEngine
+
+    (tmp_path / "config.json").write_text("{}")  # engines load their model on the first call: none is loaded
+    engines = [LlamaCppEngine(tmp_path / "m.gguf"), TransformersEngine(tmp_path), TurnEngine(None, None)]
+    assert [type(e).__name__ for e in engines if not isinstance(e, Engine)] == []
+    assert not isinstance(object(), Engine)
+
+
 def test_the_layout_map_names_every_module():
     listed = set(re.findall(r"^- `([\w/]+\.py)`: ", DOC, re.M))
     modules = {

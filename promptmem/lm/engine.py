@@ -3,15 +3,18 @@ helpers engines share."""
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 
+@runtime_checkable
 class Engine(Protocol):
     """A DSPy ``engine=``: answers one request with a ``dspy.lm15.Response``.
 
     ``supports_response_schema`` says whether ``response_format`` with a JSON schema is
     honoured (decoding constrained by a grammar); ``supported_params`` names the request
-    settings it reads. ``close`` frees the model.
+    settings it reads. An engine that holds a model may also have ``close``, which frees it.
+    The engines here: ``llama_cpp.LlamaCppEngine``, ``hf_engine.TransformersEngine`` and the
+    verifiers policy's ``integrations.verifiers_env.TurnEngine``.
     """
 
     supports_response_schema: bool

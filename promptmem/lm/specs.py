@@ -18,6 +18,7 @@ import dspy
 
 from promptmem.lm.cores import claim_cores, usable_cpus
 from promptmem.lm.embedded import DEFAULT_LOCAL_MODEL, gguf_path
+from promptmem.lm.engine import Engine
 from promptmem.lm.grammar import NoteIdsAdapter
 from promptmem.options import option
 from promptmem.redact import remember_url
@@ -102,15 +103,16 @@ def _llama_cpp(config: LMConfig, common: dict) -> dspy.LM:
     threads = config.threads or len(usable_cpus())
     path = local_gguf(config.spec)
     claim_cores(threads)
-    engine = LlamaCppEngine(path, context=config.context, threads=threads, contexts=config.contexts)
+    engine: Engine = LlamaCppEngine(path, context=config.context, threads=threads, contexts=config.contexts)
     return dspy.LM(f"{LOCAL_PREFIX}/{Path(name).stem if name.endswith('.gguf') else name}", engine=engine, **common)
 
 
 def _transformers(config: LMConfig, common: dict) -> dspy.LM:
     from promptmem.lm.hf_engine import TransformersEngine  # the `distill` extra
 
-    engine = TransformersEngine(Path(config.spec[len(HF_PREFIX) :]).expanduser(), threads=config.threads)
-    return dspy.LM(f"hf/{engine.path.name}", engine=engine, **common)
+    path = Path(config.spec[len(HF_PREFIX) :]).expanduser()
+    engine: Engine = TransformersEngine(path, threads=config.threads)
+    return dspy.LM(f"hf/{path.name}", engine=engine, **common)
 
 
 def _hosted(config: LMConfig, common: dict) -> dspy.LM:
