@@ -10,7 +10,7 @@ from promptmem.programs.writers import OpsWriter
 
 from promptmem.memory import InMemoryStore, Note, Op
 from promptmem.roles import Write
-from promptmem.signals.rewards import WriterState, actor_reward, discovery, writer_credit
+from promptmem.signals.reward_terms import WriterState, actor_reward, discovery, writer_credit
 from promptmem.suites import SyntheticSuite
 from promptmem.suites.synthetic import KEY_KINDS
 from promptmem.tasks import Task

@@ -8,7 +8,7 @@ import pytest
 from promptmem.feedback import stream_feedback
 from promptmem.memory import Note
 from promptmem.runner import StreamResult, TaskRecord
-from promptmem.signals.rewards import discovery
+from promptmem.signals.reward_terms import discovery
 from promptmem.suites import JsonlFormatError, JsonlSuite, LocomoSuite, SyntheticSuite
 from promptmem.tasks import Evidence, Fact
 

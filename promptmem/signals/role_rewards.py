@@ -27,7 +27,7 @@ from promptmem.programs.agent import one_call_writers
 from promptmem.programs.select import SelectWriter
 from promptmem.roles import OneCallWriter, Write
 from promptmem.signals.hindsight import StatementLabel, by_task, hindsight_labels, write_reward
-from promptmem.signals.rewards import (
+from promptmem.signals.reward_terms import (
     DiscoveryFn,
     WriterState,
     actor_reward,

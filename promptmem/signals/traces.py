@@ -31,7 +31,7 @@ from promptmem.memory import InMemoryStore, Note, Snapshot
 from promptmem.progress import task_bar
 from promptmem.roles import OneCallWriter, role_of
 from promptmem.runner import run_task
-from promptmem.signals.rewards import WriterState, writer_recall
+from promptmem.signals.reward_terms import WriterState, writer_recall
 from promptmem.tasks import Stream, Suite
 
 TRACE_FORMAT = "promptmem.signals.traces/1"

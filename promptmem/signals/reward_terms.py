@@ -1,4 +1,5 @@
-"""Role rewards for GRPO, built on the same scoring and memory code as the report and GEPA.
+"""The terms role rewards are made of: one write's or one answer's reward, from the state it
+was made in, built on the same scoring and memory code as the report and GEPA.
 
 - Writer recall: where the suite knows the next questions' answers, the notes recall of those
   questions in the memory the write leaves (no actor calls: the cheap, clean writer signal).
@@ -12,8 +13,9 @@
   belief); restating what the notes already held earns nothing. Exact where the suite states
   the task's facts (``Suite.stated``); elsewhere an LM judge (``programs.judge.DiscoveryJudge``).
 
-``RoleRewards`` is the TRL reward function (``f(prompts, completions, **columns)``) over
-trace rows; both roles re-use the agent's own parsing (adapter + ``Writer.to_write``).
+``role_rewards.RoleRewards``, the TRL reward function (``f(prompts, completions, **columns)``)
+over trace rows, combines these terms; both roles re-use the agent's own parsing (adapter +
+``Writer.to_write``).
 """
 
 from __future__ import annotations
