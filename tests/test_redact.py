@@ -147,7 +147,7 @@ def test_a_failed_reflection_call_is_logged_redacted():
 
     from promptmem.optimize.proposer import CompactProposer
 
-    proposer = CompactProposer(raising_lm(ValueError(f"provider echoed {KEY}")))
+    proposer = CompactProposer("lm", raising_lm(ValueError(f"provider echoed {KEY}")))
     dataset = {"agent.writer.predict": [{"Inputs": {}, "Feedback": "t03: the port 8642 was not in the notes"}]}
     assert proposer({"agent.writer.predict": "Edit the notes."}, dataset, ["agent.writer.predict"]) == {}
     (entry,) = proposer.log

@@ -4,6 +4,7 @@ objective and the compact GEPA proposer (scripted LMs; the real engine is in tes
 import json
 
 import dspy
+import pytest
 from dspy.utils.dummies import DummyLM
 
 from promptmem.lm.llama_cpp import reused_prefix
@@ -89,7 +90,7 @@ def test_failure_lines_are_distinct_whole_and_the_reflection_lm_sees_them_capped
 
 def test_compact_proposer_appends_one_checked_rule_from_failures_not_traces():
     lm = DummyLM([{"rules": ["Keep every port with its service. Also more."]}], adapter=dspy.JSONAdapter())
-    proposer = CompactProposer(lm)
+    proposer = CompactProposer("lm", lm)
     dataset = {
         "agent.writer.predict": [
             {"Inputs": {"notes": "LONG TRACE " * 200}, "Feedback": "t03: the port 8642 was not in the notes"}
@@ -123,7 +124,7 @@ def test_the_proposer_drops_duplicate_and_unactionable_rules_before_they_cost_a_
         "Edit the notes.",  # already in the instructions
     ]
     lm = DummyLM([{"rules": rules}], adapter=dspy.JSONAdapter())
-    proposer = CompactProposer(lm, {"agent.writer.predict": select})
+    proposer = CompactProposer("lm", lm, {"agent.writer.predict": select})
     feedback = "t09 asked the port of billing: dropped statement [2]\nkept 4 about desks, 2 about drinks; never asked"
     dataset = {"agent.writer.predict": [{"Feedback": feedback}]}
     candidate = {"agent.writer.predict": "Edit the notes."}
@@ -185,7 +186,7 @@ def test_rules_that_point_the_wrong_way_by_the_topic_counts_are_refused():
     )
 
 
-def test_without_a_reflection_model_the_rules_are_read_off_the_topic_counts():
+def test_topic_rules_are_read_off_the_topic_counts_without_a_reflection_model():
     # port counts 4 needed; "port" among the unneeded topics is a needed kind, so it is not left out
     assert topic_rules(TOPIC_FEEDBACK) == [
         "Keep every statement about port.",
@@ -193,7 +194,7 @@ def test_without_a_reflection_model_the_rules_are_read_off_the_topic_counts():
         "Leave out statements about desk.",
         "Keep every statement about owner.",
     ]
-    proposer = CompactProposer(None)
+    proposer = CompactProposer("topics")
     dataset = {"agent.writer.predict": [{"Feedback": "\n".join(TOPIC_FEEDBACK)}]}
     first = proposer({"agent.writer.predict": "Edit."}, dataset, ["agent.writer.predict"])
     second = proposer(first, dataset, ["agent.writer.predict"])
@@ -205,13 +206,24 @@ def test_without_a_reflection_model_the_rules_are_read_off_the_topic_counts():
     report = proposer.report()  # each rule counted once, though the counts were read three times
     assert report["made"] == report["distinct"] == report["tried"] == 3 and report["rejected"] == {}
     assert (
-        CompactProposer(None)(
+        CompactProposer("topics")(
             {"agent.writer.predict": "Edit."},
             {"agent.writer.predict": [{"Feedback": "t03: wrong"}]},
             ["agent.writer.predict"],
         )
         == {}
     )  # feedback without topic counts: no rule
+
+
+def test_the_proposer_s_source_of_rules_is_named_not_inferred_from_a_missing_lm():
+    lm = DummyLM([{"rules": ["Keep every port."]}])
+    assert CompactProposer("lm", lm).rules == "lm" and CompactProposer("topics").rules == "topics"
+    with pytest.raises(ValueError, match="rules='lm' needs a reflection_lm"):
+        CompactProposer("lm")
+    with pytest.raises(ValueError, match="rules='topics' reads the feedback's counts: give no reflection_lm"):
+        CompactProposer("topics", lm)
+    with pytest.raises(ValueError, match="'judge' is not a source of rules; choose one of lm, topics"):
+        CompactProposer("judge", lm)
 
 
 def test_the_topics_that_set_unneeded_statements_apart_are_counted_without_names_or_twins():
@@ -235,11 +247,11 @@ def test_a_resumed_proposer_carries_on_from_gepas_last_checkpoint(tmp_path):
     lm = DummyLM([{"rules": rules}], adapter=dspy.JSONAdapter())
     dataset = {"agent.writer.predict": [{"Feedback": "t03: the port 8642 and the date were not in the notes"}]}
     with dspy.context(adapter=dspy.JSONAdapter()):
-        first = CompactProposer(lm, state_path=state)
+        first = CompactProposer("lm", lm, state_path=state)
         first({"agent.writer.predict": "Edit."}, dataset, ["agent.writer.predict"])
-        assert CompactProposer(lm, state_path=state).report()["made"] == 0  # killed before GEPA's checkpoint
+        assert CompactProposer("lm", lm, state_path=state).report()["made"] == 0  # killed before GEPA's checkpoint
         first.on_state_saved({"iteration": 1})
-        resumed = CompactProposer(lm, state_path=state)
+        resumed = CompactProposer("lm", lm, state_path=state)
         assert resumed.report() == first.report()
         assert first.report()["made"] == 3 and first.report()["distinct"] == 2 and first.report()["tried"] == 1
         proposal = resumed({"agent.writer.predict": "Edit."}, dataset, ["agent.writer.predict"])

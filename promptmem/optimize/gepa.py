@@ -26,7 +26,7 @@ from promptmem.lm.specs import LMConfig, adapter_for, is_local, make_lm
 from promptmem.metrics import stream_recall
 from promptmem.optimize.demos import hindsight_demos, with_demos
 from promptmem.optimize.examples import gepa_examples, split_streams
-from promptmem.optimize.proposer import CompactProposer
+from promptmem.optimize.proposer import CompactProposer, RuleSource
 from promptmem.optimize.windows import warm_memory
 from promptmem.options import check_choices, option
 from promptmem.programs.actor import ActorKind
@@ -44,6 +44,8 @@ from promptmem.tasks import Stream, Suite
 AUTO_BUDGETS = ("light", "medium", "heavy")
 Objective = Literal["continual", "recall"]  # see OBJECTIVES
 Proposer = Literal["compact", "topics", "gepa"]
+# the proposers that are the compact proposer, and where each takes its rules from (gepa: GEPA's own)
+COMPACT_RULES: dict[str, RuleSource] = {"compact": "lm", "topics": "topics"}
 TASK_LM = LMConfig(spec="local:qwen2.5-coder-0.5b")  # the default task LM of optimize and tune
 # the default reflection LM: a stronger model, sampling, room for whole instructions
 REFLECTION_LM = LMConfig(spec="local:qwen2.5-coder-1.5b", temperature=1.0, max_tokens=1024, context=8192)
@@ -196,8 +198,9 @@ def _gepa_options(config: OptimizeConfig, reflection_lm, program: dspy.Module, o
         "component_selector": writer_components if config.objective == "recall" else config.components,
         "gepa_kwargs": {"cache_evaluation": config.cache_evaluation},
     }
-    if config.proposer in ("compact", "topics"):
-        proposer = CompactProposer(reflection_lm, abilities(program), state_path=out / "proposals.json")
+    if config.proposer in COMPACT_RULES:
+        rules, state = COMPACT_RULES[config.proposer], out / "proposals.json"
+        proposer = CompactProposer(rules, reflection_lm, abilities(program), state_path=state)
         options["instruction_proposer"] = proposer
         options["gepa_kwargs"]["callbacks"] = [proposer]
     return options
@@ -321,8 +324,8 @@ def optimize(
     suite, train, val, split = split_streams(config)
     budget = config.budget or suite.notes_budget
     lm = lm or make_lm(lm_config)
-    # topics: the rules are read off the feedback's counts, no reflection LM
-    reflection_lm = None if config.proposer == "topics" else reflection_lm or make_lm(reflection)
+    # topic rules are read off the feedback's counts: no reflection LM
+    reflection_lm = None if COMPACT_RULES.get(config.proposer) == "topics" else reflection_lm or make_lm(reflection)
     agent = in_process(resolve_agent(config.agent, config.writer, config.buffer_share, config.actor), "optimize")
     claim_run_dir(out, {"optimize": config, "lm": lm_config, "reflection_lm": reflection, "notes_budget": budget})
     with dspy.context(lm=lm, adapter=adapter_for(lm_config.spec)):

@@ -9,9 +9,10 @@ per-role feedback already names, deduplicated and capped, and asks for a few rul
 that repeat one already proposed or in the instructions, or ask for what the step cannot do
 ("update the notes" to a writer that can only choose statements), are dropped before they cost
 a metric call, and so are rules that point the wrong way ("keep" a topic only never-needed
-statements used, "leave out" a kind later questions needed). Without a reflection model the
-rules are read straight off the feedback's topic counts. Candidates grow by one checked
-sentence per accepted step.
+statements used, "leave out" a kind later questions needed). Its rules come from one of two
+sources, named when it is made (``RULE_SOURCES``): a reflection model's sample (``"lm"``) or the
+feedback's topic counts, read straight off (``"topics"``, no model). Candidates grow by one
+checked sentence per accepted step.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 import dspy
 
@@ -30,6 +31,8 @@ from promptmem.roles import ACTOR_ABILITIES, WRITER_ABILITIES, Abilities, role_o
 from promptmem.signals.select_feedback import feedback_topics
 from promptmem.signals.topics import WORD, stem, topic_stems, topic_words
 
+RuleSource = Literal["lm", "topics"]
+RULE_SOURCES: tuple[str, ...] = get_args(RuleSource)
 MAX_RULE_CHARS = 300
 SAME_RULE = 0.7  # word-set overlap (Jaccard) at which two rules count as one
 ECHO_WORDS = 6  # a rule that copies this many consecutive words of a feedback line echoes it
@@ -182,10 +185,11 @@ class CompactProposer:
     """GEPA ``instruction_proposer``: per component to update, one short reflection call that
     samples a few rules; duplicates and rules the step cannot act on are dropped (with the
     reason, in ``log``) and the first survivor is appended to the instructions, the others
-    queued for the component's next turn. With ``reflection_lm`` None the rules are
-    ``topic_rules``, read off each minibatch's feedback afresh (every rule, most counted first;
-    none queued; only the rule taken and those refused for what they say are logged). A component with no failures, a failed call or no usable rule keeps its
-    instructions.
+    queued for the component's next turn: ``rules="lm"``, sampled by ``reflection_lm``. With
+    ``rules="topics"`` (and no ``reflection_lm``) the rules are ``topic_rules``, read off each
+    minibatch's feedback afresh (every rule, most counted first; none queued; only the rule
+    taken and those refused for what they say are logged). A component with no failures, a
+    failed call or no usable rule keeps its instructions.
 
     ``abilities`` maps a component (predictor) name to what its step can do; by default the
     generic writer's and actor's. With ``state_path`` (a JSON file in the run directory) the
@@ -197,12 +201,19 @@ class CompactProposer:
 
     def __init__(
         self,
-        reflection_lm: dspy.BaseLM | None,
+        rules: RuleSource,
+        reflection_lm: dspy.BaseLM | None = None,
         abilities: Mapping[str, Abilities] | None = None,
         max_lines: int = 8,
         max_chars: int = 200,
         state_path: str | Path | None = None,
     ):
+        if rules not in RULE_SOURCES:
+            raise ValueError(f"rules: {rules!r} is not a source of rules; choose one of {', '.join(RULE_SOURCES)}")
+        if (rules == "lm") != (reflection_lm is not None):
+            need = "needs a reflection_lm" if rules == "lm" else "reads the feedback's counts: give no reflection_lm"
+            raise ValueError(f"rules={rules!r} {need}")
+        self.rules: RuleSource = rules
         self.lm, self.max_lines, self.max_chars = reflection_lm, max_lines, max_chars
         self.abilities = dict(abilities or {})
         self.propose = dspy.Predict(ProposeRules)
@@ -228,7 +239,7 @@ class CompactProposer:
         return self.abilities.get(name) or (ACTOR_ABILITIES if role_of(name) == "actor" else WRITER_ABILITIES)
 
     def _rules(self, name: str, instructions: str, feedback: list[str]) -> list[str]:
-        if self.lm is None:
+        if self.rules == "topics":
             return topic_rules(feedback)
         with dspy.context(lm=self.lm):
             rules = self.propose(
@@ -257,7 +268,7 @@ class CompactProposer:
         kept = []
         for text in rules:
             reason = rule_problem(text, instructions, abilities, seen + kept, feedback)
-            if self.lm is None and (kept or reason.startswith(("duplicate", "already"))):
+            if self.rules == "topics" and (kept or reason.startswith(("duplicate", "already"))):
                 continue  # topics: a count read again, or past the rule taken, is no new proposal
             self._record(
                 {
