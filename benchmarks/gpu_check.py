@@ -11,7 +11,7 @@
    without them the stage is recorded as skipped.
 
 The student: ``scratch`` (a Qwen2-architecture model with random weights and a tokenizer trained
-from synthetic-suite text, ``promptmem.distill.scratch_student``: no download), or an alias or
+from synthetic-suite text, made by ``tests/scratch_student.py``: no download), or an alias or
 path that ``promptmem distill --student`` takes (qwen-0.5b, qwen-4b when in the HF cache, …).
 Writes OUT/gpu_check.json: device, dtype, student size, seconds per SFT and GRPO step, the
 pipeline's seconds per step of each stage, flat GRPO groups and held-out rows, wall time.
@@ -25,16 +25,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from promptmem.distill.scratch_student import make_scratch_student
 from promptmem.distill.students import resolve_student
 from promptmem.distill.training import TrainConfig, grpo, logged_steps, sft
 
 from promptmem.files import write_json
 from promptmem.suites import make_suite
+
+SCRATCH_STUDENT = Path(__file__).resolve().parents[1] / "tests" / "scratch_student.py"
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,14 @@ def question_rows(count: int) -> list[Row]:
     return rows
 
 
+def scratch_student(out: Path, args: argparse.Namespace) -> Path:
+    """The tests' scratch student at ``out``, ``args.hidden`` wide and ``args.layers`` deep, made
+    by running tests/scratch_student.py (a command: benchmarks import nothing from tests/)."""
+    size = ["--hidden", args.hidden, "--layers", args.layers, "--heads", args.heads, "--vocab", 4000]
+    subprocess.run([sys.executable, str(SCRATCH_STUDENT), str(out), *map(str, size)], check=True)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--student", default="scratch", help="scratch (made on the spot) | an alias or path")
@@ -79,11 +90,7 @@ def main() -> None:
     import torch
 
     out, start = Path(args.out), time.perf_counter()
-    student = (
-        make_scratch_student(out / "student", hidden=args.hidden, layers=args.layers, heads=args.heads, vocab=4000)
-        if args.student == "scratch"
-        else resolve_student(args.student)
-    )
+    student = scratch_student(out / "student", args) if args.student == "scratch" else resolve_student(args.student)
     rows = question_rows(args.rows)
     batch = 8
     config = TrainConfig(

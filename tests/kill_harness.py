@@ -166,7 +166,7 @@ DONE = {
 def prepare(target: str, root: Path) -> None:
     """Make what ``target``'s runs under ``root`` read beside them (distill: the scratch student)."""
     if target == "distill":
-        from promptmem.distill.scratch_student import make_scratch_student
+        from scratch_student import make_scratch_student
 
         make_scratch_student(root / "student")
 

@@ -10,9 +10,9 @@ pytest.importorskip("trl", reason="the distill extra is not installed")
 from conftest import raising_lm, scripted_lm, typed_ops  # noqa: E402
 from datasets import load_from_disk  # noqa: E402
 from promptmem.distill.pipeline import DistillConfig, distill  # noqa: E402
-from promptmem.distill.scratch_student import make_scratch_student  # noqa: E402
 from promptmem.distill.sft_data import sft_rows  # noqa: E402
 from promptmem.distill.training import TrainConfig  # noqa: E402
+from scratch_student import make_scratch_student  # noqa: E402
 
 from promptmem.files import RunDirError  # noqa: E402
 from promptmem.lm.specs import LMConfig  # noqa: E402

@@ -1,9 +1,13 @@
 """A randomly initialized causal LM with a BPE tokenizer trained on the spot from synthetic-suite
 text: a student made with no download, for the tests (tiny: the real SFT / GRPO / hf: paths in
-seconds on CPU) and the GPU check (larger: real step times)."""
+seconds on CPU) and the GPU check (larger: real step times), which runs this file as a command:
+
+    python tests/scratch_student.py OUT [--hidden 64 --layers 2 --heads 2 --vocab 600 --seed 0]
+"""
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 CHAT_TEMPLATE = (
@@ -71,3 +75,16 @@ def make_scratch_student(
     Qwen2ForCausalLM(config).save_pretrained(out)
     tokenizer.save_pretrained(out)
     return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Save a scratch student (random weights) to OUT.")
+    parser.add_argument("out", type=Path)
+    for name, default in (("hidden", 64), ("layers", 2), ("heads", 2), ("vocab", 600), ("seed", 0)):
+        parser.add_argument(f"--{name}", type=int, default=default)
+    args = parser.parse_args()
+    make_scratch_student(args.out, args.hidden, args.layers, args.heads, args.vocab, args.seed)
+
+
+if __name__ == "__main__":
+    main()
