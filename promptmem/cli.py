@@ -20,7 +20,7 @@ from promptmem.integrations.verifiers_export import PackageConfig
 from promptmem.lm.specs import LMConfig
 from promptmem.optimize.gepa import REFLECTION_LM, TASK_LM, OptimizeConfig
 from promptmem.optimize.tune import TuneConfig
-from promptmem.report.judgments import JUDGE_LM
+from promptmem.judgments import JUDGE_LM
 
 app = App(
     help="promptmem: measure, optimize and distill agents that write their own memory.\n\n"
@@ -193,8 +193,10 @@ def distill_command(
     OUT/timings.json (seconds per step of each stage).
     """
     from promptmem.distill.pipeline import distill
+    from promptmem.programs.agent import check_writer_taken
 
     with user_errors():
+        check_writer_taken(config.teacher, config.writer if given("writer") else None)
         summary = distill(
             config,
             lm,
@@ -264,7 +266,7 @@ def judge_command(lm: LMConfig, out: Path = typer.Argument(..., help="A finished
     --lm is the judge's LM (the Mem0 paper used GPT-4o-mini).
     """
     from promptmem.lm.specs import adapter_for, make_lm
-    from promptmem.report.judgments import judge_run
+    from promptmem.judgments import judge_run
 
     with user_errors():
         report = judge_run(out, make_lm(lm), adapter_for(lm.spec))

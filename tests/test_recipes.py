@@ -98,3 +98,8 @@ def test_a_value_outside_its_choices_gets_one_message_from_python_a_recipe_and_t
     assert result.exit_code == 2 and message in " ".join(re.sub("[│╭╮╰╯─]", " ", result.output).split())
     with pytest.raises(ValueError, match=re.escape("vllm: 'remote' is not one of colocate | server")):
         TrainConfig(vllm="remote")
+
+
+def test_a_writer_the_teacher_ignores_is_refused(captured):
+    result = CliRunner().invoke(app, ["distill", "--teacher", "append-raw", "--writer", "ops"], terminal_width=400)
+    assert result.exit_code == 2 and "writer" in result.output and "config" not in captured
