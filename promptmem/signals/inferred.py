@@ -5,18 +5,20 @@ was stated, what changed it or which facts the world tracks, ``infer_streams`` r
 training streams themselves, and ``InferredSuite`` serves it to the hindsight labels
 (``signals.hindsight``) in the suite's own terms (``Evidence`` and ``Suite.stated``):
 
-- **where it was stated**: of the earlier statements holding a gold answer (``recall.line_holds``),
-  the latest of those sharing the most topic words with the question (``signals.topics``); that
-  shared word becomes the fact's subject. A question whose own observation holds it that way is
-  ``current`` (memory not needed);
+- **where it was stated**: of the statements up to the question holding a gold answer
+  (``recall.line_holds``), the latest of those sharing the most subject words with the question
+  (``subject_words``: words and hyphenated names, not generic ones, not the questions' common
+  wording); the rarest shared word becomes the fact's subject. A question whose own observation
+  holds it that way is ``current`` (memory not needed);
 - **what changed it**: when the same question (same text) is asked again with another gold
   answer, the statement that stated the new answer updated it, and the old answers are stale;
-- **what the world tracks**: every statement naming a *subject* some question of the training
-  streams asked about (a topic word shared by a question and the statement stating its answer,
-  not a word of most questions' wording: "left", "reply"), asked in this stream or not;
+- **what the world tracks**: every statement naming a subject some question of the training
+  streams asked about (digits read as ``#``: INC-9035 stands for every ticket), asked in this
+  stream or not, unless it uses a word that five or more statements use and no answer-stating
+  one does ("lint warnings", "dashboard panels": what no question asks about);
 - **what kind of question it is** (``meta.kind``, where a task has none): the wording words it
-  uses ("how many ... left? reply with a number" -> ``left+number+reply``), so that a newer note
-  answering a question of the same kind is known as a look-alike.
+  uses ("how many jars of honey are left? reply with a number" -> ``many+number+reply``), so
+  that a newer note answering a question of the same kind is known as a look-alike.
 
 What a stream's suite already says wins: a question with its own origin (``revealed_in``) keeps
 its evidence, and a stream whose suite lists facts (``meta.states``) keeps them. Read training
@@ -40,7 +42,7 @@ INFERRED = "inferred"  # the meta key of a task's inferred annotations
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")  # a word, or a hyphenated name (INC-9035, billing-api)
 _GENERIC = frozenset(stem(word) for word in GENERIC_WORDS)
 NEVER_USES = 5  # a word in this many statements, none stating an answer, marks what no question asks
-TEMPLATE_SHARE = 0.2  # a topic word in more than this share of distinct questions is wording, not a subject
+TEMPLATE_SHARE = 0.2  # a word in more than this share of distinct questions is wording, not a subject
 
 
 def _annotations(evidence: Evidence | None, stated: tuple[Fact, ...]) -> dict:
@@ -72,7 +74,7 @@ def _question_text(task: Task) -> str:
 
 
 def template_words(streams: Sequence[Stream]) -> set[str]:
-    """The topic words of the questions' wording: in two or more, and more than ``TEMPLATE_SHARE``,
+    """The subject words of the questions' wording: in two or more, and more than ``TEMPLATE_SHARE``,
     of the distinct question texts of ``streams``."""
     texts = {_question_text(t) for s in streams for t in s.tasks if t.is_question}
     counts = Counter(word for text in texts for word in subject_words(text))
