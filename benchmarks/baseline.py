@@ -26,10 +26,10 @@ from dataclasses import asdict
 from importlib.metadata import version
 from pathlib import Path
 
+from promptmem.comparison import agent_results, paired_rows
 from promptmem.evaluate import EvalConfig, evaluate
 from promptmem.files import write_json
 from promptmem.lm.specs import LMConfig, make_lm
-from promptmem.report.comparison import agent_results, paired_rows
 
 CONDITIONS = "no-memory,append-raw,seed:notes,seed:ops"
 

@@ -27,8 +27,8 @@ from statistics import mean
 
 from promptmem.evaluate import EvalConfig, evaluate
 from promptmem.files import write_json
+from promptmem.judgments import judge_run
 from promptmem.lm.specs import LMConfig, make_lm
-from promptmem.report.judgments import judge_run
 
 WHOLE_CONVERSATION = 100_000  # chars: a budget that holds every turn of a LoCoMo conversation (conv 1: 61,672)
 LINES = {"store": "sqlite", "budget": WHOLE_CONVERSATION, "show_time": True}

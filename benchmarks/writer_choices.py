@@ -20,9 +20,9 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from promptmem.comparison import agent_results
 from promptmem.evaluate import run_streams
 from promptmem.files import write_json
-from promptmem.report.comparison import agent_results
 from promptmem.signals.hindsight import by_task, hindsight_labels
 
 

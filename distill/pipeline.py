@@ -42,11 +42,11 @@ from promptmem.distill.training import logged_steps, sft
 from promptmem.programs.agent import in_process, resolve_agent
 from promptmem.programs.select import SelectWriter
 
+from promptmem.comparison import Entry, compare
 from promptmem.evaluate import EvalConfig, make_eval_suite
 from promptmem.files import write_json
 from promptmem.lm.embedded import model_path
 from promptmem.lm.specs import HF_PREFIX, LOCAL_PREFIX, LMConfig, adapter_for, local_gguf, make_lm
-from promptmem.report.comparison import Entry, compare
 from promptmem.rundir import claim_run_dir, holds_run_dir
 from promptmem.signals.hindsight_rows import writer_rows
 from promptmem.signals.inferred import InferredSuite, infer_streams

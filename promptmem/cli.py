@@ -17,10 +17,10 @@ from promptmem.cli_options import Options, config_options, given
 from promptmem.distill.config import DistillConfig
 from promptmem.evaluate import EvalConfig
 from promptmem.integrations.verifiers_export import PackageConfig
+from promptmem.judgments import JUDGE_LM
 from promptmem.lm.specs import LMConfig
 from promptmem.optimize.gepa import REFLECTION_LM, TASK_LM, OptimizeConfig
 from promptmem.optimize.tune import TuneConfig
-from promptmem.judgments import JUDGE_LM
 
 app = App(
     help="promptmem: measure, optimize and distill agents that write their own memory.\n\n"
@@ -265,8 +265,8 @@ def judge_command(lm: LMConfig, out: Path = typer.Argument(..., help="A finished
 
     --lm is the judge's LM (the Mem0 paper used GPT-4o-mini).
     """
-    from promptmem.lm.specs import adapter_for, make_lm
     from promptmem.judgments import judge_run
+    from promptmem.lm.specs import adapter_for, make_lm
 
     with user_errors():
         report = judge_run(out, make_lm(lm), adapter_for(lm.spec))

@@ -136,8 +136,8 @@ def test_llm_judge_scores_a_run_and_resumes(tmp_path):
 
     from promptmem.cli import app
     from promptmem.evaluate import EvalConfig, evaluate
+    from promptmem.judgments import judge_run
     from promptmem.lm.specs import LMConfig
-    from promptmem.report.judgments import judge_run
 
     data = write(tmp_path, [TINY])
     answers = DummyLM({"[[ ## question ## ]]": {"answer": "Lisbon"}})

@@ -93,8 +93,9 @@ def test_paired_comparison_reads_headline_questions_of_stream_results():
 
 
 def test_the_comparison_pairs_every_later_run_with_each_earlier_one(tmp_path):
+    from promptmem.comparison import agent_results, paired_rows
     from promptmem.files import write_json
-    from promptmem.report.comparison import agent_results, labelled_pairs, paired_rows, paired_table
+    from promptmem.report.comparison import labelled_pairs, paired_table
 
     scores = {"seed": [0.0, 0.0, 1.0], "optimized": [1.0, 1.0, 1.0], "student": [1.0, 0.0, 1.0]}
     for label, values in scores.items():

@@ -19,6 +19,7 @@ from typing import Literal
 
 import dspy
 
+from promptmem.comparison import Entry, compare
 from promptmem.evaluate import EvalConfig
 from promptmem.feedback import StreamFeedback, stream_feedback
 from promptmem.files import write_json
@@ -32,7 +33,6 @@ from promptmem.options import check_choices, option
 from promptmem.programs.actor import ActorKind
 from promptmem.programs.agent import SEED_AGENT, MemoryAgent, in_process, resolve_agent, save_agent, writer_help
 from promptmem.programs.select import SelectWriter
-from promptmem.report.comparison import Entry, compare
 from promptmem.roles import Abilities, role_of
 from promptmem.rundir import claim_run_dir, holds_run_dir
 from promptmem.runner import run_stream

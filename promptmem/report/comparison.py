@@ -1,37 +1,16 @@
-"""Side-by-side evaluation of several programs (or models) on the same held-out streams.
-
-Each entry is a resumable ``evaluate`` run under ``runs/<label>``; the comparison is written
-as ``comparison.json``, ``comparison.md`` and ``comparison.png`` in ``out``. Every row after
-the first holds, under ``paired``, its paired statistics against each earlier row on the same
-questions (``promptmem.stats``: wins, losses, sign test, bootstrap 95% CI over streams).
+"""A comparison's files, rendered from its rows (``promptmem.comparison`` runs the entries):
+``comparison.json``, ``comparison.md`` (the table, then the paired statistics of every row
+after the first against each earlier one) and ``comparison.png``.
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 
-import dspy
-
-from promptmem.evaluate import EvalConfig, evaluate
 from promptmem.files import write_json
-from promptmem.lm.specs import LMConfig
 from promptmem.metrics import Report
-from promptmem.resume import finished_streams
-from promptmem.runner import StreamResult
-from promptmem.stats import PairedComparison, paired_comparison
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One row of a comparison: what to run, with which LM (``lm``: an already built one)."""
-
-    label: str
-    config: EvalConfig
-    lm_config: LMConfig
-    lm: dspy.BaseLM | None = None
 
 
 def row_of(report: Report) -> dict:
@@ -82,22 +61,6 @@ def paired_table(pairs: Sequence[tuple[str, dict]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def agent_results(run: Path) -> list[StreamResult]:
-    """The agent's stream results an ``evaluate`` run directory holds."""
-    return finished_streams(run / "streams" / "agent")
-
-
-def paired_rows(results: dict[str, list[StreamResult]]) -> dict[str, dict[str, PairedComparison]]:
-    """For each label after the first, its paired comparison against every earlier label
-    (bootstrap seeded with 0 per pair: the numbers do not depend on the order of pairs)."""
-    labels = list(results)
-    return {
-        b: {a: paired_comparison(results[a], results[b], random.Random(0)) for a in labels[:i]}
-        for i, b in enumerate(labels)
-        if i
-    }
-
-
 def plot_comparison(rows: dict[str, dict], path: Path) -> None:
     import matplotlib
 
@@ -118,19 +81,10 @@ def plot_comparison(rows: dict[str, dict], path: Path) -> None:
     plt.close(fig)
 
 
-def compare(
-    entries: Sequence[Entry], out: str | Path, runs: str | Path | None = None, first: str = "program"
-) -> dict[str, dict]:
-    """Evaluate every entry (resuming finished ones; runs under ``runs``, default ``out``)
-    and write the comparison files, with the paired statistics of every pair of entries."""
-    out = Path(out)
-    runs = Path(runs) if runs else out
-    rows = {e.label: row_of(evaluate(e.config, e.lm_config, runs / e.label, lm=e.lm)) for e in entries}
-    paired = paired_rows({e.label: agent_results(runs / e.label) for e in entries})
-    for label, pairs in paired.items():
-        rows[label]["paired"] = {a: stats.to_json() for a, stats in pairs.items()}
+def write_comparison(rows: dict[str, dict], out: Path, first: str = "program") -> None:
+    """Write ``rows`` (``row_of`` each, with its ``paired`` statistics) to ``out``'s
+    comparison.json, comparison.md and comparison.png; ``first`` heads the label column."""
     write_json(out / "comparison.json", rows)
-    table = markdown_table(rows, first)
-    (out / "comparison.md").write_text(table + ("\n" + paired_table(labelled_pairs(rows)) if paired else ""))
+    pairs = labelled_pairs(rows)
+    (out / "comparison.md").write_text(markdown_table(rows, first) + ("\n" + paired_table(pairs) if pairs else ""))
     plot_comparison(rows, out / "comparison.png")
-    return rows
