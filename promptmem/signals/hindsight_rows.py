@@ -19,7 +19,7 @@ only, never on held-out ones.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 
 import dspy
@@ -58,9 +58,16 @@ def hindsight_replay(stream: Stream, suite: Suite, budget: int, target: str = "n
         kept = keep.get(task.id, [])
         notes = memory.render(task.question) if task.is_question else ""
         yield ReplayStep(position, task, memory.snapshot(), notes, groups.get(task.id, []), kept)
-        found = statements(task.observation)
-        ops = buffer_ops(memory.notes(), [found[n - 1] for n in kept], budget)
-        memory.apply(ops, step=task.id, when=when_of(task, position))
+        keep_statements(memory, task, position, kept)
+
+
+def keep_statements(memory: InMemoryStore, task: Task, position: int, kept: Collection[int]) -> None:
+    """The select writer's write at ``task`` (index ``position``) in ``memory``: the statements
+    numbered ``kept`` (from 1; numbers naming none are passed over) added in order to the recency
+    buffer of the memory's budget, the oldest notes evicted to fit."""
+    found = statements(task.observation)
+    texts = [found[n - 1] for n in sorted(kept) if 1 <= n <= len(found)]
+    memory.apply(buffer_ops(memory.notes(), texts, memory.budget), step=task.id, when=when_of(task, position))
 
 
 def _row(role: str, predictor: str, stream_id: str, step: ReplayStep, chat: tuple, budget: int, score=None):
