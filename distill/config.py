@@ -52,7 +52,7 @@ class DistillConfig:
     )
     grpo_streams: int = option(
         0,
-        "Select writer with --writer-reward hindsight: the last N of the --hindsight-streams are held back from SFT and give GRPO's writer prompts alone (prompts SFT has not fitted; 0: GRPO's writer prompts are the SFT streams').",
+        "Select writer with --writer-reward hindsight or future: the last N of the --hindsight-streams are held back from SFT and give GRPO's writer prompts alone (prompts SFT has not fitted; 0: GRPO's writer prompts are the SFT streams').",
         min=0,
     )
     seed: int | None = option(
@@ -117,14 +117,24 @@ class DistillConfig:
         "Actor reward: weight of the discoveries that reach memory (each sampled answer then costs a writer call).",
         min=0.0,
     )
-    writer_reward: Literal["hindsight", "recall", "credit"] = option(
+    writer_reward: Literal["hindsight", "future", "recall", "credit"] = option(
         "hindsight",
-        "GRPO writer reward: hindsight (select writer: the share of the later-needed statements kept minus --waste-weight x the budget share kept on statements no later question needed, from the training stream's hindsight labels) | recall (one-call writers: notes recall of the next questions where the suite knows their answers, no actor calls; credit elsewhere) | credit (the next questions re-answered by the teacher's actor).",
+        "GRPO writer reward: hindsight (select writer: the share of the later-needed statements kept minus --waste-weight x the budget share kept on statements no later question needed, from the training stream's hindsight labels) | future (select writer: the write carried over the next --horizons tasks, later writes those of a writer that knew the future, through the same budget: the share of needed statements still in the notes when their question comes, minus --waste-weight x the budget share unwanted and stale kept statements take while they stay; GRPO's writer prompts are the tasks of --eviction-fill) | recall (one-call writers: notes recall of the next questions where the suite knows their answers, no actor calls; credit elsewhere) | credit (the next questions re-answered by the teacher's actor).",
     )
     waste_weight: float = option(
         0.5,
-        "Hindsight writer reward: weight of the budget share spent on statements the --hindsight-target does not keep.",
+        "Hindsight and future writer rewards: weight of the budget share spent on statements the --hindsight-target does not keep (future: and on stale values once updated).",
         min=0.0,
+    )
+    horizons: tuple[int, ...] = option(
+        (8,),
+        "Future writer reward: the tasks after a write whose questions reward it; several, short to long, are a curriculum: the GRPO steps of the whole schedule split into equal stages, one horizon each (e.g. 4,8,16).",
+    )
+    eviction_fill: float = option(
+        0.9,
+        "Future writer reward: GRPO's writer prompts are the tasks whose notes (those of a writer that knew the future) fill at least this share of the budget, where what a write keeps evicts the oldest notes and so groups differ; 0: every task.",
+        min=0.0,
+        max=1.0,
     )
     format_weight: float = option(0.2, "GRPO weight of the format shaping reward.", min=0.0)
     serve: Literal["gguf", "hf"] = option(
@@ -145,10 +155,13 @@ class DistillConfig:
         check_choices(self)
         if not all(self.schedule):
             raise ValueError(f"schedule: a GRPO schedule is phases of roles (actor, writer), not {self.schedule!r}")
-        if self.grpo_streams and self.writer_reward != "hindsight":
+        if self.grpo_streams and self.writer_reward not in ("hindsight", "future"):
             raise ValueError(
-                f"grpo-streams: holding back hindsight rows needs --writer-reward hindsight, not {self.writer_reward}"
+                f"grpo-streams: holding back hindsight rows needs --writer-reward hindsight or future, "
+                f"not {self.writer_reward}"
             )
+        if not self.horizons or min(self.horizons) < 1 or list(self.horizons) != sorted(self.horizons):
+            raise ValueError(f"horizons: one or more tasks ahead, at least 1, short to long, not {self.horizons!r}")
         if self.grpo_streams and self.hindsight_streams is not None and sft_streams(asdict(self)) < self.train_streams:
             raise ValueError(
                 f"grpo-streams: {self.grpo_streams} would hold back traced streams: --hindsight-streams must be at "

@@ -26,7 +26,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import asdict
-from functools import partial
 from pathlib import Path
 
 from promptmem.distill.card import student_card, write_card
@@ -34,7 +33,14 @@ from promptmem.distill.config import DistillConfig
 from promptmem.distill.gguf_export import export_gguf, file_type, named_file_type, quantize
 from promptmem.distill.plan import plan, plan_lines, resolved
 from promptmem.distill.sft_data import write_rows
-from promptmem.distill.stages import STUDENT_FORMAT, grpo_prompts, grpo_schedule, plot_rewards, sft_rows, teacher_traces
+from promptmem.distill.stages import (
+    STUDENT_FORMAT,
+    grpo_prompt_source,
+    grpo_schedule,
+    plot_rewards,
+    sft_rows,
+    teacher_traces,
+)
 from promptmem.distill.students import EMBEDDED, resolve_student
 from promptmem.distill.teacher_work import adopt_teacher_work, sft_streams
 from promptmem.distill.timings import StageClock
@@ -218,7 +224,7 @@ def distill(
         return {"traces": len(rows), "sft": str(sft_model), "sft_sources": sources}
 
     grpo_rows = [row for row in rows if row.role != "writer"] if held_back else rows  # SFT fitted the traced writes
-    prompts = partial(grpo_prompts, grpo_rows, grpo_hindsight if config.writer_reward == "hindsight" else [])
+    prompts = grpo_prompt_source(config, grpo_rows, grpo_hindsight, labelled, label_suite, budget)
     grpo_model, curve = grpo_schedule(
         config, agent, prompts, labelled, label_suite, lm, teacher_lm, sft_model, out, clock, say
     )

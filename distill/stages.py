@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
+from promptmem.distill.curriculum import Curriculum
 from promptmem.distill.sft_data import sampled_actor_rows, sft_dataset, write_rows
 from promptmem.distill.timings import StageClock
 from promptmem.distill.training import grpo, logged_steps, reward_curve
@@ -15,8 +18,9 @@ from promptmem.programs.judge import DiscoveryJudge
 
 from promptmem.files import write_json
 from promptmem.lm.specs import HF_PREFIX, LMConfig, adapter_for
+from promptmem.signals.future import eviction_tasks
 from promptmem.signals.hindsight_rows import actor_cases
-from promptmem.signals.role_rewards import RoleRewards
+from promptmem.signals.role_rewards import LABELLED_REWARDS, RoleRewards
 from promptmem.signals.traces import Sampling, export_traces, sampling_report, traces_dataset
 
 STUDENT_FORMAT = adapter_for(HF_PREFIX)  # how traces are rendered and students are read
@@ -120,13 +124,28 @@ def grpo_prompts(rows: list, hindsight: list, roles: tuple[str, ...]) -> list:
     return chosen + extra
 
 
+def grpo_prompt_source(config, rows: list, hindsight: list, streams, suite, budget: int) -> Callable:
+    """``prompts(roles)`` for ``grpo_schedule``: ``grpo_prompts`` of the traced ``rows`` and,
+    with a writer reward that reads hindsight labels, the ``hindsight`` writer rows; with the
+    future reward, the writer's prompts only at the tasks where the notes are full
+    (``future.eviction_tasks`` of ``streams`` at ``config.eviction_fill``)."""
+    if config.writer_reward not in LABELLED_REWARDS:
+        return partial(grpo_prompts, rows, [])
+    if config.writer_reward == "future":
+        tasks = eviction_tasks(streams, suite, budget, config.keep_target, config.eviction_fill)
+        rows = [r for r in rows if r.role != "writer" or (r.stream_id, r.task_id) in tasks]
+        hindsight = [r for r in hindsight if (r.stream_id, r.task_id) in tasks]
+    return partial(grpo_prompts, rows, hindsight)
+
+
 def grpo_schedule(
     config, agent, prompts, streams, suite, lm, teacher_lm, start: Path, out: Path, clock: StageClock, say
 ):
     """The GRPO schedule from ``start``: (the last phase's model, the reward curve of every step);
     ``prompts(roles)``: a phase's rows."""
-    model, curve = start, []
+    model, curve, steps = start, [], config.train.grpo_steps
     for phase, roles in enumerate(config.schedule, 1):
+        horizon = Curriculum(config.horizons, steps, phase, len(config.schedule))
         phase_rows = prompts(roles)
         if not phase_rows:
             raise ValueError(f"GRPO phase {phase} ({'+'.join(roles)}) has no prompts: no traced call of its roles")
@@ -144,6 +163,7 @@ def grpo_schedule(
             writer_reward=config.writer_reward,
             waste_weight=config.waste_weight,
             hindsight_target=config.keep_target,
+            future_horizon=horizon,
         )
         say(
             f"grpo phase {phase}/{len(config.schedule)}: {config.train.grpo_steps} steps on "
@@ -163,9 +183,18 @@ def grpo_schedule(
             ),
             lambda trained: logged_steps(trained.parent),
         )
-        offset = curve[-1]["step"] if curve else 0
-        curve += [
-            {**point, "step": point["step"] + offset, "phase": phase}
-            for point in reward_curve(json.loads((phase_dir / "log.json").read_text()))
-        ]
+        future = config.writer_reward == "future" and "writer" in roles
+        log = json.loads((phase_dir / "log.json").read_text())
+        curve += phase_curve(log, phase, curve[-1]["step"] if curve else 0, horizon if future else None)
     return model, curve
+
+
+def phase_curve(log: list[dict], phase: int, offset: int, horizon: Callable[[int], int] | None = None) -> list[dict]:
+    """A GRPO phase's reward curve (``training.reward_curve`` of its log), its steps counted on
+    from ``offset`` and marked with the ``phase``; with the future reward's ``horizon`` (of the
+    trainer's step), each step's horizon, that of its generation (the step before it is logged)."""
+    return [
+        {**point, "step": point["step"] + offset, "phase": phase}
+        | ({"horizon": horizon(point["step"] - 1)} if horizon else {})
+        for point in reward_curve(log)
+    ]

@@ -34,6 +34,8 @@ AFTER_SFT_SETTINGS = (  # settings only GRPO and the comparison read; the SFT st
     "schedule",
     "writer_reward",
     "waste_weight",
+    "horizons",
+    "eviction_fill",
     "discovery_weight",
     "format_weight",
     "serve",
