@@ -4,10 +4,12 @@ saying what it is, how it was made and how well it did held out, and the command
 from __future__ import annotations
 
 import datetime
+import json
 import shlex
 from dataclasses import asdict
 from pathlib import Path
 
+import yaml
 from promptmem.distill.config import DistillConfig
 
 from promptmem.files import write_json
@@ -83,13 +85,16 @@ Student - teacher: {vs["diff"]:+.3f}, 95% CI over streams [{vs["ci_low"]:+.3f}, 
 {card["use"]}
 ```
 
-The whole recipe is in `student.json` (`recipe`); `promptmem distill --config` reads it as a YAML recipe.
+The whole recipe is `recipe.yaml` beside this card: `promptmem distill --config recipe.yaml` runs it again.
 """
 
 
 def write_card(folder: Path, card: dict) -> Path:
-    """``STUDENT.md`` and ``student.json`` in ``folder``; returns the markdown's path."""
+    """``STUDENT.md``, ``student.json`` and the recipe (``recipe.yaml``, a ``--config`` file) in
+    ``folder``; returns the markdown's path."""
     folder.mkdir(parents=True, exist_ok=True)
     write_json(folder / "student.json", card)
+    recipe = json.loads(json.dumps(card["recipe"]))  # tuples as lists
+    (folder / "recipe.yaml").write_text(yaml.safe_dump(recipe, sort_keys=False), encoding="utf-8")
     (folder / "STUDENT.md").write_text(_markdown(card), encoding="utf-8")
     return folder / "STUDENT.md"

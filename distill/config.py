@@ -139,7 +139,7 @@ class DistillConfig:
     format_weight: float = option(0.2, "GRPO weight of the format shaping reward.", min=0.0)
     serve: Literal["gguf", "hf"] = option(
         "gguf",
-        "How the comparison runs the students: gguf (a student dequantized from an embedded GGUF is written back as a GGUF at the teacher's quantization and run by llama.cpp, like a local teacher) | hf (transformers).",
+        "How the comparison runs the students: gguf (a student dequantized from an embedded GGUF is written back as a GGUF at --serve-quantization and run by llama.cpp, like a local teacher) | hf (transformers).",
     )
     serve_quantization: Literal["q8_0", "f16", "teacher"] = option(
         "q8_0",

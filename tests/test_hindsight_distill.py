@@ -14,11 +14,13 @@ pytest.importorskip("trl", reason="the distill extra is not installed")
 from conftest import ACTOR_KEY  # noqa: E402
 from dspy.utils.dummies import DummyLM  # noqa: E402
 from promptmem.distill.pipeline import STUDENT_FORMAT, DistillConfig, distill  # noqa: E402
+from promptmem.distill.plan import resolved  # noqa: E402
 from promptmem.distill.students import resolve_student  # noqa: E402
 from promptmem.distill.training import TrainConfig, grpo, reward_curve  # noqa: E402
 from promptmem.programs import build_agent  # noqa: E402
 from scratch_student import make_scratch_student  # noqa: E402
 
+from promptmem.config_files import load_config  # noqa: E402
 from promptmem.lm.specs import LMConfig  # noqa: E402
 from promptmem.optimize.demos import hindsight_demos, with_demos  # noqa: E402
 from promptmem.signals.hindsight_rows import actor_cases, writer_rows  # noqa: E402
@@ -121,6 +123,7 @@ def test_the_final_student_gets_a_card_beside_its_weights_and_a_command_that_use
     assert data["held_out"]["vs_teacher"]["diff"] == paired["diff"] and data["recipe"]["seed"] == 3000
     assert summary["use"] == data["use"] == f"promptmem eval --lm hf:{card.parent} --suite synthetic --writer select"
     assert f"{paired['diff']:+.3f}" in card.read_text() and summary["use"] in card.read_text()
+    assert load_config(DistillConfig, card.parent / "recipe.yaml") == resolved(config)  # the recipe runs it again
 
 
 def test_a_rerun_samples_nothing_again(run):
