@@ -79,3 +79,18 @@ def pytest_runtest_makereport(item, call):
 @pytest.hookimpl(hookwrapper=True)
 def pytest_make_collect_report(collector):  # a module skipped at import (module-level importorskip)
     fail_if_skipped_for_a_missing_dependency((yield).get_result())
+
+
+def assert_budget_holds_the_needed_statements(suite, budget: int) -> None:
+    """A generated world's streams (the first six): the statements still needed at any point fit in
+    half the notes budget, while the raw observations need five budgets and more."""
+    from promptmem.signals.hindsight import hindsight_labels
+
+    for stream in suite.streams(6):
+        labels = hindsight_labels(stream, suite)
+        pending = [
+            sum(len(x.text) for x in labels if x.needed_by and x.position < p <= x.last_need)
+            for p in range(len(stream.tasks))
+        ]
+        assert 0 < max(pending) <= budget / 2
+        assert sum(len(t.observation) for t in stream.tasks) > 5 * budget

@@ -4,9 +4,10 @@ answer stated in an earlier (or the current) task, and the committed data equal 
 from pathlib import Path
 
 import pytest
+from conftest import assert_budget_holds_the_needed_statements
 from promptmem.programs.select import statements
 
-from promptmem.signals.hindsight import hindsight_labels, statement_holds
+from promptmem.signals.hindsight import statement_holds
 from promptmem.suites import JsonlSuite
 from promptmem.suites.household import HouseholdConfig, household_stream, write_household
 from promptmem.tasks import Fact
@@ -77,15 +78,7 @@ def test_one_statement_of_the_origin_holds_the_answer_beside_its_subject_and_non
 
 
 def test_the_budget_holds_the_needed_statements_but_not_the_raw_observations(suite):
-    budget = HouseholdConfig().budget
-    for stream in suite.streams(6):
-        labels = hindsight_labels(stream, suite)
-        pending = [
-            sum(len(x.text) for x in labels if x.needed_by and x.position < p <= x.last_need)
-            for p in range(len(stream.tasks))
-        ]
-        assert 0 < max(pending) <= budget / 2
-        assert sum(len(t.observation) for t in stream.tasks) > 5 * budget
+    assert_budget_holds_the_needed_statements(suite, HouseholdConfig().budget)
 
 
 def test_a_stream_depends_only_on_its_seed_and_index():

@@ -6,9 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import assert_budget_holds_the_needed_statements
 from promptmem.programs.select import statements
 
-from promptmem.signals.hindsight import hindsight_labels, statement_holds
+from promptmem.signals.hindsight import statement_holds
 from promptmem.suites import JsonlSuite, load_streams
 from promptmem.suites.oncall import OncallConfig, oncall_stream, write_oncall
 from promptmem.tasks import Fact
@@ -107,15 +108,7 @@ def test_most_statements_are_chatter_that_states_no_tracked_fact(suite):
 
 
 def test_the_budget_holds_the_needed_statements_but_not_the_raw_observations(suite):
-    budget = OncallConfig().budget
-    for stream in suite.streams(6):
-        labels = hindsight_labels(stream, suite)
-        pending = [
-            sum(len(x.text) for x in labels if x.needed_by and x.position < p <= x.last_need)
-            for p in range(len(stream.tasks))
-        ]
-        assert 0 < max(pending) <= budget / 2
-        assert sum(len(t.observation) for t in stream.tasks) > 5 * budget
+    assert_budget_holds_the_needed_statements(suite, OncallConfig().budget)
 
 
 def test_a_stream_depends_only_on_its_seed_and_index():
