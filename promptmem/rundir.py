@@ -129,8 +129,13 @@ def _without(stored: dict, paced: dict) -> dict:
 
 
 def _holds_work(out: Path) -> bool:
-    """Something besides the config and the lock is in ``out`` (a run got under way)."""
-    return any(entry.name not in (CONFIG, LOCK) for entry in out.iterdir())
+    """Something besides the config, its temporary file while another process writes it
+    (``files.write_text``) and the lock is in ``out`` (a run got under way)."""
+    return any(entry.name not in (CONFIG, LOCK) and not _config_being_written(entry.name) for entry in out.iterdir())
+
+
+def _config_being_written(name: str) -> bool:
+    return name.startswith(f".{CONFIG}.") and name.endswith(".tmp")
 
 
 def _renamed(stored: dict, sections: dict) -> dict:

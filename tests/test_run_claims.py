@@ -14,7 +14,7 @@ from promptmem.cli import app
 from promptmem.evaluate import EvalConfig, evaluate
 from promptmem.files import RunDirError
 from promptmem.lm.specs import LMConfig
-from promptmem.rundir import run_lock
+from promptmem.rundir import claim_run_dir, run_lock
 
 LM = LMConfig(spec="dummy/scripted")
 CONFIG = EvalConfig(writer="ops", streams=1, tasks=4, store="sqlite")
@@ -43,6 +43,17 @@ def test_results_without_a_readable_config_are_refused_never_adopted(tmp_path, d
     with pytest.raises(RunDirError, match=f"holds results of an unknown configuration.*{problem}|{problem}.*unknown"):
         evaluate(CONFIG, other, run, lm=scripted_lm("1", {}), show_progress=False)
     assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == before
+
+
+def test_a_config_another_process_is_writing_is_not_taken_for_results(tmp_path):
+    """Two workers claiming one folder (tune's shared study): the first one's config.json, while
+    it is written (files.write_text's temporary file), is no work of an unknown configuration."""
+    (tmp_path / ".config.json.x1y2.tmp").write_text("{")
+    assert claim_run_dir(tmp_path, {"tune": {"trials": 2}}) == {"tune": {"trials": 2}}
+    (tmp_path / "study.db").write_text("")
+    (tmp_path / "config.json").unlink()
+    with pytest.raises(RunDirError, match="unknown configuration"):
+        claim_run_dir(tmp_path, {"tune": {"trials": 2}})
 
 
 def test_writer_given_to_an_agent_without_one_is_refused_before_the_run(tmp_path, monkeypatch):
