@@ -155,6 +155,9 @@ def optimize_command(
 
 
 DISTILL_EXAMPLES = """[bold]Examples[/bold]\n
+  [dim]# your own streams (JSONL, gold answers are enough), the best measured recipe[/dim]\n
+  promptmem distill --suite jsonl --data train.jsonl --test-data heldout.jsonl --out runs/mine\n
+  promptmem distill --config recipes/household_stated12.yaml --out runs/household   [dim]# a recipe; flags override it[/dim]\n
   promptmem distill --student smollm2-135m --teacher runs/opt/program.json --lm local:qwen2.5-coder-0.5b\n
   promptmem distill --student qwen-0.5b --grpo-steps 50 --out runs/distill-05b\n
   [dim]# one GPU (pip install ".\\[distill,gpu]"): vLLM generates the GRPO completions in-process[/dim]\n
@@ -184,13 +187,15 @@ def distill_command(
     """Distill a teacher pipeline into a small open model: traces -> SFT -> GRPO -> comparison.
 
     --lm is the teacher's LM: it runs the teacher and re-rolls rewards; --max-tokens also
-    limits the students in the comparison. By default the hindsight pipeline (the select
-    writer): SFT on the keep-lists a writer that knew each training stream's future would write
-    and on right answers sampled on its notes; GRPO rewards: the writer's dense hindsight reward
-    (later-needed statements kept, budget wasted), the actor's score plus the discoveries that
-    reach memory. Writes OUT/eval/comparison.{json,md,png} (teacher and students, paired
-    statistics), OUT/grpo_rewards.{json,png} (with the share of flat groups per step) and
-    OUT/timings.json (seconds per step of each stage).
+    limits the students in the comparison. The defaults are the best measured recipe (the
+    select writer): SFT on the keep-lists a writer that knew each training stream's future would
+    write (--hindsight-target inferred: read off the gold answers where the streams carry
+    nothing else) and on right answers sampled on its notes; GRPO on the writer's dense
+    hindsight reward; the student served at Q8_0. The run prints its plan with each stage's
+    estimated minutes first. Writes OUT/eval/comparison.{json,md,png} (teacher and students,
+    paired statistics), OUT/grpo_rewards.{json,png}, OUT/timings.json and, beside the final
+    student's weights, its card (STUDENT.md, student.json, recipe.yaml); the last line is the
+    promptmem eval command that uses the student.
     """
     from promptmem.distill.pipeline import distill
     from promptmem.programs.agent import check_writer_taken
