@@ -22,13 +22,12 @@ import json
 import time
 from pathlib import Path
 
-from promptmem.programs import build_agent, save_agent
-
 from promptmem.comparison import Entry, compare
 from promptmem.evaluate import EvalConfig
 from promptmem.files import write_json
 from promptmem.lm.specs import LMConfig, make_lm
 from promptmem.optimize.demos import hindsight_demos, with_demos
+from promptmem.programs import build_agent, save_agent
 from promptmem.signals.hindsight import TARGETS
 from promptmem.suites import make_suite
 

@@ -34,11 +34,10 @@ from contextlib import contextmanager
 from importlib.metadata import version
 from pathlib import Path
 
-from promptmem.programs.agent import build_agent
-
 from promptmem.lm.cores import shared_cores_warning, usable_cpus
 from promptmem.lm.specs import LMConfig, adapter_for, make_lm
 from promptmem.metrics import stream_recall, stream_score
+from promptmem.programs.agent import build_agent
 from promptmem.runner import run_stream
 from promptmem.suites import make_suite
 

@@ -40,12 +40,12 @@ from fault_bench import (  # noqa: E402
     store,
     stream,
 )
-from promptmem.programs import build_agent, save_agent  # noqa: E402
 from test_hosted_faults import KEY, reply  # noqa: E402
 
 from promptmem.cli import app  # noqa: E402
 from promptmem.files import safe_name  # noqa: E402
 from promptmem.lm.cores import rival_processes, shared_cores_warning  # noqa: E402
+from promptmem.programs import build_agent, save_agent  # noqa: E402
 from promptmem.rundir import run_lock  # noqa: E402
 
 

@@ -33,7 +33,6 @@ from pathlib import Path
 
 from promptmem.distill.students import resolve_student
 from promptmem.distill.training import TrainConfig, grpo, logged_steps, sft
-
 from promptmem.files import write_json
 from promptmem.suites import make_suite
 
@@ -144,7 +143,6 @@ def pipeline_check(student: Path, out: Path, tasks: int, grpo_steps: int) -> dic
         return {"skipped": "--pipeline-tasks 0"}
     try:
         from promptmem.distill.pipeline import DistillConfig, distill
-
         from promptmem.lm.specs import LMConfig
     except ImportError as err:
         return {"skipped": f"promptmem's dependencies are not installed ({err})"}

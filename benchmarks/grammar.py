@@ -13,12 +13,12 @@ import json
 import time
 
 from llama_cpp import Llama
-from promptmem.programs.facts import FactsWriter
 from pydantic import create_model
 
 from promptmem.files import write_json
 from promptmem.lm.embedded import model_path
 from promptmem.lm.fast_grammar import TOP_K, TopKGrammarLlama
+from promptmem.programs.facts import FactsWriter
 
 PROMPTS = (
     "payments-worker is now owned by Kwame. The standup is in room Juniper. geo-cache was "

@@ -24,13 +24,13 @@ from pathlib import Path
 from statistics import mean
 
 import dspy
-from promptmem.programs.agent import in_process, resolve_agent, save_agent
 
 from promptmem.files import write_json
 from promptmem.lm.specs import LMConfig, adapter_for, make_lm
 from promptmem.optimize.examples import gepa_examples, split_streams
 from promptmem.optimize.gepa import OptimizeConfig, StreamProgram, held_out_comparison, recall_metric
 from promptmem.options import with_current_names
+from promptmem.programs.agent import in_process, resolve_agent, save_agent
 
 
 def seed_agent(config: OptimizeConfig, instructions: str | None = None, name: str = "ceiling"):

@@ -20,7 +20,6 @@ import time
 from pathlib import Path
 
 import dspy
-from promptmem.programs import build_agent
 from scipy.stats import spearmanr
 
 from promptmem.files import write_json
@@ -28,6 +27,7 @@ from promptmem.lm.specs import LMConfig, adapter_for, make_lm
 from promptmem.metrics import stream_recall
 from promptmem.optimize.gepa import StreamProgram
 from promptmem.optimize.windows import cut_windows
+from promptmem.programs import build_agent
 from promptmem.runner import StreamResult, TaskRecord
 from promptmem.suites import make_suite
 

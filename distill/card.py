@@ -10,8 +10,8 @@ from dataclasses import asdict
 from pathlib import Path
 
 import yaml
-from promptmem.distill.config import DistillConfig
 
+from promptmem.distill.config import DistillConfig
 from promptmem.files import write_json
 from promptmem.lm.specs import LMConfig
 

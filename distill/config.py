@@ -10,9 +10,8 @@ from typing import Literal
 
 from promptmem.distill.teacher_work import sft_streams
 from promptmem.distill.training import TrainConfig
-from promptmem.programs.agent import SEED_AGENT, writer_help
-
 from promptmem.options import check_choices, option
+from promptmem.programs.agent import SEED_AGENT, writer_help
 
 STUDENTS = ("student", "student+sft", "student+grpo")  # the untrained student, after SFT, after GRPO
 

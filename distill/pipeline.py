@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
+from promptmem.comparison import Entry, compare
 from promptmem.distill.card import student_card, write_card
 from promptmem.distill.config import DistillConfig
 from promptmem.distill.gguf_export import export_gguf, file_type, named_file_type, quantize
@@ -45,14 +46,12 @@ from promptmem.distill.students import EMBEDDED, resolve_student
 from promptmem.distill.teacher_work import adopt_teacher_work, sft_streams
 from promptmem.distill.timings import StageClock
 from promptmem.distill.training import logged_steps, sft
-from promptmem.programs.agent import in_process, resolve_agent
-from promptmem.programs.select import SelectWriter
-
-from promptmem.comparison import Entry, compare
 from promptmem.evaluate import EvalConfig, make_eval_suite
 from promptmem.files import write_json
 from promptmem.lm.embedded import model_path
 from promptmem.lm.specs import HF_PREFIX, LOCAL_PREFIX, LMConfig, adapter_for, local_gguf, make_lm
+from promptmem.programs.agent import in_process, resolve_agent
+from promptmem.programs.select import SelectWriter
 from promptmem.rundir import claim_run_dir, holds_run_dir
 from promptmem.signals.hindsight_rows import writer_rows
 from promptmem.signals.inferred import InferredSuite, infer_streams

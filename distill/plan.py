@@ -7,7 +7,6 @@ import sys
 from dataclasses import replace
 
 from promptmem.distill.config import DistillConfig
-
 from promptmem.evaluate import EvalConfig, make_eval_suite
 
 GENERATED = {"seed": 3000, "test_seed": 4000, "hindsight_streams": 12, "test_streams": 6}  # generated suites

@@ -14,10 +14,9 @@ from promptmem.distill.curriculum import Curriculum
 from promptmem.distill.sft_data import sampled_actor_rows, sft_dataset, write_rows
 from promptmem.distill.timings import StageClock
 from promptmem.distill.training import grpo, logged_steps, reward_curve
-from promptmem.programs.judge import DiscoveryJudge
-
 from promptmem.files import write_json
 from promptmem.lm.specs import HF_PREFIX, LMConfig, adapter_for
+from promptmem.programs.judge import DiscoveryJudge
 from promptmem.signals.future import eviction_tasks
 from promptmem.signals.hindsight_rows import actor_cases
 from promptmem.signals.role_rewards import LABELLED_REWARDS, RoleRewards

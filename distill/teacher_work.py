@@ -12,7 +12,6 @@ from dataclasses import asdict
 from pathlib import Path
 
 from promptmem.distill.timings import StageClock
-
 from promptmem.files import RunDirError, read_json, write_json
 from promptmem.lm.specs import LMConfig
 from promptmem.rundir import CONFIG, changed_settings

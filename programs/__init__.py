@@ -14,7 +14,6 @@ from promptmem.programs.agent import (
 from promptmem.programs.baselines import AppendRawWriter
 from promptmem.programs.ops_format import ParsedOps, parse_ops
 from promptmem.programs.writers import EditNotes, NotesWriter, OpsWriter, RewriteNotes
-
 from promptmem.roles import Write
 
 __all__ = [

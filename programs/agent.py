@@ -10,6 +10,9 @@ from importlib.metadata import version
 from pathlib import Path
 
 import dspy
+
+from promptmem.dotted import is_dotted, load_dotted
+from promptmem.files import write_json
 from promptmem.programs.actor import ACTORS, Actor
 from promptmem.programs.baselines import AppendRawWriter, ForwardWriter
 from promptmem.programs.facts import FactsWriter
@@ -17,9 +20,6 @@ from promptmem.programs.hybrid import HybridWriter
 from promptmem.programs.mem0_style import Mem0StyleWriter
 from promptmem.programs.select import SelectWriter
 from promptmem.programs.writers import NotesWriter, OpsWriter
-
-from promptmem.dotted import is_dotted, load_dotted
-from promptmem.files import write_json
 from promptmem.roles import OneCallWriter
 
 MEM0_MEMORY = "promptmem.integrations.mem0"  # the memory backend the mem0 agent brings (check_run, run_memory)

@@ -19,11 +19,11 @@ from typing import ClassVar
 
 import dspy
 import pydantic
-from promptmem.programs.typed_ops import IMPORTANCE, Importance
-from promptmem.programs.writers import TypedWriter, WriterInputs
 from pydantic_core import to_jsonable_python
 
 from promptmem.memory import DEFAULT_IMPORTANCE, Note, Op, notes_size
+from promptmem.programs.typed_ops import IMPORTANCE, Importance
+from promptmem.programs.writers import TypedWriter, WriterInputs
 from promptmem.roles import Abilities, ItemGrammar, Write
 
 _NOTE = re.compile(r"^(?P<subject>[^:;=\n]+): (?P<pairs>[^=\n]+ = [^\n]*)$")

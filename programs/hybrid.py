@@ -11,9 +11,9 @@ with the reason in ``Write.error``.
 from __future__ import annotations
 
 import dspy
-from promptmem.programs.baselines import buffer_ops
 
 from promptmem.memory import Note
+from promptmem.programs.baselines import buffer_ops
 from promptmem.roles import Abilities, Write
 
 RAW_PREFIX = "(observed in "

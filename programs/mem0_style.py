@@ -6,10 +6,10 @@ Costs one LM call to extract plus one per fact (at most ``max_facts``).
 from __future__ import annotations
 
 import dspy
-from promptmem.programs.ops_format import parse_ops
-from promptmem.programs.writers import note_lines, task_inputs
 
 from promptmem.memory import EMPTY_NOTES, render_notes, similar_notes
+from promptmem.programs.ops_format import parse_ops
+from promptmem.programs.writers import note_lines, task_inputs
 from promptmem.roles import Abilities, Write
 
 

@@ -14,9 +14,9 @@ import json
 import re
 
 import dspy
-from promptmem.programs.baselines import buffer_ops
 
 from promptmem.memory import Op
+from promptmem.programs.baselines import buffer_ops
 from promptmem.roles import Abilities, Write
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")  # "version 7.2.5. next" splits after "7.2.5."

@@ -15,9 +15,9 @@ import dspy
 import json_repair
 import pydantic
 from dspy.utils.exceptions import AdapterParseError
-from promptmem.programs.ops_format import normalize_id, parse_ops
 
 from promptmem.memory import DEFAULT_IMPORTANCE, Op
+from promptmem.programs.ops_format import normalize_id, parse_ops
 from promptmem.roles import ItemGrammar
 
 Importance = Literal[1, 2, 3, 4, 5]

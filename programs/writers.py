@@ -13,10 +13,10 @@ import re
 from collections.abc import Sequence
 
 import dspy
-from promptmem.programs.typed_ops import MemoryOp, predict_items, to_ops
 from pydantic_core import to_jsonable_python
 
 from promptmem.memory import EMPTY_NOTES, Note, Op, notes_size, render_notes
+from promptmem.programs.typed_ops import MemoryOp, predict_items, to_ops
 from promptmem.roles import Abilities, Write
 from promptmem.tasks import Outcome, Task
 

@@ -122,9 +122,9 @@ def optimize_target(out: str) -> None:
 def distill_target(out: str) -> None:
     """Traces, SFT and GRPO (checkpoints every step) of the scratch student made beside ``out``."""
     from conftest import scripted_lm, typed_ops
+
     from promptmem.distill.pipeline import DistillConfig, distill
     from promptmem.distill.training import TrainConfig
-
     from promptmem.lm.specs import LMConfig
 
     lm = _slow(scripted_lm("42", {"operations": typed_ops("ADD session-store listens on port 3134")}), 0.01)

@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 import typer
 import typer.main
-from promptmem.distill.pipeline import DistillConfig
 from rich.markup import escape
 from typer.testing import CliRunner
 
 from promptmem import cli
 from promptmem.cli import app
 from promptmem.cli_options import RECIPE, Options, config_options
+from promptmem.distill.pipeline import DistillConfig
 from promptmem.evaluate import EvalConfig
 from promptmem.lm.specs import LMConfig
 from promptmem.optimize.gepa import REFLECTION_LM, TASK_LM
@@ -128,7 +128,6 @@ def test_every_commands_help_renders(name):
 
 def test_the_configs_are_built_back_from_the_options(tmp_path, monkeypatch):
     import promptmem.distill.pipeline
-
     import promptmem.evaluate
     import promptmem.integrations.verifiers_export
     import promptmem.optimize.tune

@@ -199,8 +199,7 @@ def test_other_checks_of_a_config_run_when_it_is_built():
 
 
 def test_a_vocabulary_names_what_its_table_holds():
-    from promptmem.programs.actor import ACTORS, ActorKind
-
     from promptmem.optimize.gepa import OBJECTIVES, Objective
+    from promptmem.programs.actor import ACTORS, ActorKind
 
     assert typing.get_args(ActorKind) == tuple(ACTORS) and typing.get_args(Objective) == tuple(OBJECTIVES)

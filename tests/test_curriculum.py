@@ -4,16 +4,16 @@ tasks where the notes are full, and each logged step's horizon."""
 
 import re
 
-import promptmem.distill.pipeline as pipeline
 import pytest
+from typer.testing import CliRunner
+
+import promptmem.distill.pipeline as pipeline
+from promptmem.cli import app
 from promptmem.distill.config import DistillConfig
 from promptmem.distill.curriculum import Curriculum, horizon_at
 from promptmem.distill.stages import grpo_prompt_source, phase_curve
-from promptmem.programs import build_agent
-from typer.testing import CliRunner
-
-from promptmem.cli import app
 from promptmem.lm.specs import HF_PREFIX, adapter_for
+from promptmem.programs import build_agent
 from promptmem.signals.future import eviction_tasks
 from promptmem.signals.hindsight_rows import writer_rows
 from promptmem.signals.traces import TraceRow

@@ -2,10 +2,9 @@
 
 import json
 
+from promptmem.optimize.demos import hindsight_demos, with_demos
 from promptmem.programs import build_agent, load_agent, save_agent
 from promptmem.programs.select import statements
-
-from promptmem.optimize.demos import hindsight_demos, with_demos
 from promptmem.signals.hindsight import by_task, hindsight_keep, hindsight_labels
 from promptmem.suites import make_suite
 

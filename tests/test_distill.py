@@ -9,11 +9,11 @@ pytest.importorskip("trl", reason="the distill extra is not installed")
 
 from conftest import raising_lm, scripted_lm, typed_ops  # noqa: E402
 from datasets import load_from_disk  # noqa: E402
+from scratch_student import make_scratch_student  # noqa: E402
+
 from promptmem.distill.pipeline import DistillConfig, distill  # noqa: E402
 from promptmem.distill.sft_data import sft_rows  # noqa: E402
 from promptmem.distill.training import TrainConfig  # noqa: E402
-from scratch_student import make_scratch_student  # noqa: E402
-
 from promptmem.files import RunDirError  # noqa: E402
 from promptmem.lm.specs import LMConfig  # noqa: E402
 from promptmem.signals.traces import TRACE_FORMAT, TraceRow, read_traces  # noqa: E402

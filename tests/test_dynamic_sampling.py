@@ -5,9 +5,9 @@ import pytest
 
 pytest.importorskip("trl", reason="the distill extra is not installed")
 
-from promptmem.distill.training import TrainConfig, grpo, reward_curve  # noqa: E402
 from scratch_student import make_scratch_student  # noqa: E402
 
+from promptmem.distill.training import TrainConfig, grpo, reward_curve  # noqa: E402
 from promptmem.signals.traces import TraceRow  # noqa: E402
 
 

@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from promptmem.programs import agent
 
 from promptmem.lm import specs
+from promptmem.programs import agent
 from promptmem.roles import OneCallWriter
 from promptmem.suites import SuiteOptions, build_suite, registry
 

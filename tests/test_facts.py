@@ -3,12 +3,12 @@
 import dspy
 import pytest
 from conftest import scripted_lm
-from promptmem.programs import build_agent
-from promptmem.programs.facts import FactsWriter, KeyFact, parse_fact_note, upsert_ops
 
 from promptmem.lm.grammar import NoteIdsAdapter
 from promptmem.memory import InMemoryStore, Note, Op, When
 from promptmem.memory.sqlite import SQLiteStore
+from promptmem.programs import build_agent
+from promptmem.programs.facts import FactsWriter, KeyFact, parse_fact_note, upsert_ops
 from promptmem.tasks import Task
 
 TASK = Task("t1", "payments-worker is now owned by Kwame", None, (), "exact")

@@ -2,10 +2,10 @@
 
 import dspy
 from dspy.utils.dummies import DummyLM
-from promptmem.programs import build_agent, load_agent, save_agent
-from promptmem.programs.actor import NONE_SELECTED, FilterActor, selected_lines
 
 from promptmem.memory import EMPTY_NOTES
+from promptmem.programs import build_agent, load_agent, save_agent
+from promptmem.programs.actor import NONE_SELECTED, FilterActor, selected_lines
 
 NOTES = "[n1] billing-api: port = 8123\n[n2] Lena: drink = espresso\n[n3] billing-api: owner = Priya"
 

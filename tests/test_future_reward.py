@@ -6,10 +6,10 @@ writer prompts are the tasks where the notes are full, each group scored from on
 import json
 
 import pytest
-from promptmem.programs import build_agent
 
 from promptmem.lm.specs import HF_PREFIX, adapter_for
 from promptmem.memory.store import notes_size
+from promptmem.programs import build_agent
 from promptmem.signals.future import eviction_steps, eviction_tasks, future_reward, needs_at_stake
 from promptmem.signals.hindsight import write_reward
 from promptmem.signals.hindsight_rows import hindsight_replay, writer_rows

@@ -12,10 +12,10 @@ PROMPT = "The three primary colors are"
 
 def test_a_student_exported_to_gguf_answers_as_the_checkpoint_does_and_quantizes(tmp_path):
     from llama_cpp import Llama
-    from promptmem.distill.gguf_export import export_gguf, file_type, quantize
-    from promptmem.distill.students import resolve_student
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    from promptmem.distill.gguf_export import export_gguf, file_type, quantize
+    from promptmem.distill.students import resolve_student
     from promptmem.lm.embedded import model_path
 
     checkpoint, original = resolve_student("smollm2-135m"), model_path("smollm2-135m")
@@ -38,10 +38,10 @@ def test_a_student_exported_to_gguf_answers_as_the_checkpoint_does_and_quantizes
 
 
 def test_an_export_names_the_tensor_a_checkpoint_lacks(tmp_path):
-    from promptmem.distill.gguf_export import ExportError, export_gguf
-    from promptmem.distill.students import resolve_student
     from safetensors.torch import load_file, save_file
 
+    from promptmem.distill.gguf_export import ExportError, export_gguf
+    from promptmem.distill.students import resolve_student
     from promptmem.lm.embedded import model_path
 
     checkpoint = resolve_student("smollm2-135m")
@@ -59,7 +59,6 @@ def test_the_comparison_serves_an_embedded_student_as_a_q8_gguf_or_quantized_lik
     from promptmem.distill.gguf_export import file_type
     from promptmem.distill.pipeline import DistillConfig, served_spec
     from promptmem.distill.students import resolve_student
-
     from promptmem.lm.specs import LMConfig, local_gguf
 
     checkpoint, teacher = resolve_student("smollm2-135m"), LMConfig(spec="local:qwen2.5-coder-0.5b", threads=1)

@@ -5,11 +5,11 @@ import json
 
 import pytest
 from dspy.adapters.json_adapter import _get_structured_outputs_response_format
+
+from promptmem.lm.grammar import MAX_ITEMS, item_grammars, narrow_note_ids, narrow_numbers, shown_ids
 from promptmem.programs.facts import ExtractFacts
 from promptmem.programs.select import SelectStatements
 from promptmem.programs.writers import EditNotes
-
-from promptmem.lm.grammar import MAX_ITEMS, item_grammars, narrow_note_ids, narrow_numbers, shown_ids
 
 
 def schema_of(signature) -> dict:

@@ -13,16 +13,16 @@ pytest.importorskip("trl", reason="the distill extra is not installed")
 
 from conftest import ACTOR_KEY  # noqa: E402
 from dspy.utils.dummies import DummyLM  # noqa: E402
+from scratch_student import make_scratch_student  # noqa: E402
+
+from promptmem.config_files import load_config  # noqa: E402
 from promptmem.distill.pipeline import STUDENT_FORMAT, DistillConfig, distill  # noqa: E402
 from promptmem.distill.plan import resolved  # noqa: E402
 from promptmem.distill.students import resolve_student  # noqa: E402
 from promptmem.distill.training import TrainConfig, grpo, reward_curve  # noqa: E402
-from promptmem.programs import build_agent  # noqa: E402
-from scratch_student import make_scratch_student  # noqa: E402
-
-from promptmem.config_files import load_config  # noqa: E402
 from promptmem.lm.specs import LMConfig  # noqa: E402
 from promptmem.optimize.demos import hindsight_demos, with_demos  # noqa: E402
+from promptmem.programs import build_agent  # noqa: E402
 from promptmem.signals.hindsight_rows import actor_cases, writer_rows  # noqa: E402
 from promptmem.signals.role_rewards import RoleRewards  # noqa: E402
 from promptmem.signals.traces import read_traces  # noqa: E402

@@ -10,9 +10,9 @@ import pytest
 from conftest import ACTOR_KEY
 from dspy.lm15 import Message, Response, TextPart, Usage, response_to_events
 from dspy.utils.dummies import DummyLM
-from promptmem.programs import build_agent
 
 from promptmem.lm.specs import HF_PREFIX, adapter_for
+from promptmem.programs import build_agent
 from promptmem.signals.hindsight import by_task, hindsight_keep, hindsight_labels, write_reward
 from promptmem.signals.hindsight_rows import actor_cases, mixed_writer_rows, sample_actor_rows, writer_rows
 from promptmem.signals.role_rewards import RoleRewards, check_writer_reward

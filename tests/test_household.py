@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 from conftest import assert_budget_holds_the_needed_statements
-from promptmem.programs.select import statements
 
+from promptmem.programs.select import statements
 from promptmem.signals.hindsight import statement_holds
 from promptmem.suites import JsonlSuite
 from promptmem.suites.household import HouseholdConfig, household_stream, write_household

@@ -4,10 +4,10 @@ import json
 
 import pytest
 from conftest import scripted_lm, typed_ops
-from promptmem.programs import build_agent, load_agent, save_agent
-from promptmem.programs.hybrid import RAW_PREFIX, is_raw
 
 from promptmem.memory import InMemoryStore
+from promptmem.programs import build_agent, load_agent, save_agent
+from promptmem.programs.hybrid import RAW_PREFIX, is_raw
 from promptmem.runner import run_stream
 
 

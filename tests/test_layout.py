@@ -72,3 +72,18 @@ def test_ruff_lint_and_format_pass():
     for command in (["check", "."], ["format", "--check", "."]):
         result = subprocess.run([str(BIN / "ruff"), *command], cwd=ROOT, capture_output=True, text=True)
         assert result.returncode == 0, f"ruff {' '.join(command)}:\n{result.stdout[-3000:]}{result.stderr[-1000:]}"
+
+
+def test_programs_and_distill_imports_sort_with_promptmems():
+    # programs/ and distill/ install as promptmem.programs and promptmem.distill: ruff keeps
+    # their imports in the first-party block, not in a block of their own
+    # (checked as a file outside the package: inside it, ruff counts promptmem.* as its own)
+    source = "import dspy\n\nfrom promptmem.cli import app\nfrom promptmem.distill.pipeline import distill\nfrom promptmem.programs.agent import build_agent\n"
+    result = subprocess.run(
+        [str(BIN / "ruff"), "check", "--select", "I", "--stdin-filename", str(ROOT / "tests" / "example.py"), "-"],
+        cwd=ROOT,
+        input=source,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout[-2000:]

@@ -54,9 +54,8 @@ def test_eval_on_the_embedded_model_writes_a_run_directory(tmp_path):
 def test_per_role_contexts_reuse_each_roles_prefix_and_change_no_output():
     """One llama.cpp context per prompt family against one shared context, on a fixed stream:
     the same greedy answers and writes, and more of the prompt served from cache."""
-    from promptmem.programs.agent import build_agent
-
     from promptmem.lm.specs import LMConfig, adapter_for, make_lm
+    from promptmem.programs.agent import build_agent
     from promptmem.runner import run_stream
     from promptmem.suites import make_suite
 
@@ -85,10 +84,10 @@ def test_the_grammar_lets_typed_ops_name_only_the_notes_shown():
     """Through the local engine's schema path: a writer urged by the observation to edit a note
     that does not exist cannot name it, and op words inside an observation stay note text."""
     import dspy
-    from promptmem.programs.agent import build_agent
 
     from promptmem.lm.specs import LMConfig, adapter_for, make_lm
     from promptmem.memory import Note
+    from promptmem.programs.agent import build_agent
     from promptmem.tasks import Task
 
     spec = "local:smollm2-135m"
@@ -113,10 +112,10 @@ def test_the_grammar_lets_the_select_writer_name_only_the_statements_shown():
     """Through the local engine's schema path: an observation that asks for statement numbers
     that do not exist gets only the numbers shown, and the kept notes are its own words."""
     import dspy
-    from promptmem.programs.agent import build_agent
-    from promptmem.programs.select import statements
 
     from promptmem.lm.specs import LMConfig, adapter_for, make_lm
+    from promptmem.programs.agent import build_agent
+    from promptmem.programs.select import statements
     from promptmem.tasks import Task
 
     spec = "local:smollm2-135m"

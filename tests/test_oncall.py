@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 from conftest import assert_budget_holds_the_needed_statements
-from promptmem.programs.select import statements
 
+from promptmem.programs.select import statements
 from promptmem.signals.hindsight import statement_holds
 from promptmem.suites import JsonlSuite, load_streams
 from promptmem.suites.oncall import OncallConfig, oncall_stream, write_oncall

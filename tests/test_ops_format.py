@@ -1,7 +1,7 @@
 import pytest
-from promptmem.programs.ops_format import normalize_id, parse_ops
 
 from promptmem.memory import Op
+from promptmem.programs.ops_format import normalize_id, parse_ops
 
 
 @pytest.mark.parametrize(

@@ -7,10 +7,10 @@ from dataclasses import replace
 import dspy
 import pytest
 from dspy.utils.dummies import DummyLM
-from promptmem.programs import load_agent
 
 from promptmem.lm.specs import LMConfig
 from promptmem.optimize.gepa import OptimizeConfig, continual_metric, optimize
+from promptmem.programs import load_agent
 from promptmem.roles import role_of
 from promptmem.runner import StreamResult
 from promptmem.suites.synthetic import KEY_KINDS, SERVICES, SyntheticSuite

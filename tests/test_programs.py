@@ -5,11 +5,11 @@ import json
 import dspy
 import pytest
 from conftest import raising_lm, scripted_lm
-from promptmem.programs import build_agent, load_agent, save_agent
-from promptmem.programs.writers import OpsWriter, diff_ops, note_lines
 
 from promptmem.lm.grammar import NoteIdsAdapter
 from promptmem.memory import InMemoryStore, Note, Op
+from promptmem.programs import build_agent, load_agent, save_agent
+from promptmem.programs.writers import OpsWriter, diff_ops, note_lines
 from promptmem.runner import run_stream
 from promptmem.tasks import Outcome, Task
 

@@ -7,15 +7,15 @@ import dataclasses
 import re
 from pathlib import Path
 
-import promptmem.distill.pipeline as pipeline
 import pytest
-from promptmem.distill.config import DistillConfig
-from promptmem.distill.training import TrainConfig
 from typer.testing import CliRunner
 
+import promptmem.distill.pipeline as pipeline
 from promptmem.cli import app
 from promptmem.cli_options import Options, cli_options
 from promptmem.config_files import ConfigFileError, load_config
+from promptmem.distill.config import DistillConfig
+from promptmem.distill.training import TrainConfig
 
 RECIPES = Path(__file__).resolve().parent.parent / "recipes"
 

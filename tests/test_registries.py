@@ -2,6 +2,8 @@
 help text built from them."""
 
 import pytest
+
+from promptmem.memory.replay import replay_steps
 from promptmem.programs.agent import (
     AGENTS,
     WRITERS,
@@ -13,8 +15,6 @@ from promptmem.programs.agent import (
     save_agent,
     writer_help,
 )
-
-from promptmem.memory.replay import replay_steps
 from promptmem.roles import OneCallWriter
 from promptmem.suites import SUITES, SuiteOptions, build_suite
 from promptmem.suites.hostile import HostileSuite

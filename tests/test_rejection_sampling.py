@@ -7,8 +7,8 @@ import re
 import dspy
 from conftest import ACTOR_KEY, WRITER_KEY
 from dspy.lm15 import Message, Response, TextPart, Usage, response_to_events
-from promptmem.programs.agent import build_agent
 
+from promptmem.programs.agent import build_agent
 from promptmem.signals.traces import Sampling, export_traces, sampling_report
 from promptmem.suites import make_suite
 

@@ -5,10 +5,10 @@ import re
 import dspy
 import pytest
 from dspy.utils.dummies import DummyLM
-from promptmem.programs.judge import DiscoveryJudge
-from promptmem.programs.writers import OpsWriter
 
 from promptmem.memory import InMemoryStore, Note, Op
+from promptmem.programs.judge import DiscoveryJudge
+from promptmem.programs.writers import OpsWriter
 from promptmem.roles import Write
 from promptmem.signals.reward_terms import WriterState, actor_reward, discovery, writer_credit
 from promptmem.suites import SyntheticSuite

@@ -7,13 +7,13 @@ import json
 import pytest
 from conftest import scripted_lm, typed_ops
 from fake_openai import FakeOpenAI
-from promptmem.programs.agent import check_writer_taken
 from typer.testing import CliRunner
 
 from promptmem.cli import app
 from promptmem.evaluate import EvalConfig, evaluate
 from promptmem.files import RunDirError
 from promptmem.lm.specs import LMConfig
+from promptmem.programs.agent import check_writer_taken
 from promptmem.rundir import claim_run_dir, run_lock
 
 LM = LMConfig(spec="dummy/scripted")

@@ -3,10 +3,10 @@
 import dspy
 import pytest
 from dspy.utils.dummies import DummyLM
-from promptmem.programs import build_agent
-from promptmem.programs.select import statements
 
 from promptmem.memory import InMemoryStore, Note
+from promptmem.programs import build_agent
+from promptmem.programs.select import statements
 from promptmem.tasks import Task
 
 OBSERVATION = (

@@ -3,8 +3,8 @@ pushed out of the budget, kept ones no question needed, aggregated by the questi
 
 import dspy
 from dspy.utils.dummies import DummyLM
-from promptmem.programs import build_agent
 
+from promptmem.programs import build_agent
 from promptmem.runner import StreamResult, TaskRecord, run_stream
 from promptmem.signals.select_feedback import feedback_topics, selection_feedback
 from promptmem.suites import SyntheticSuite

@@ -1,8 +1,8 @@
 """Student registry: aliases resolve to local checkpoints; anything missing is a clear error."""
 
 import pytest
-from promptmem.distill.students import StudentNotFound, resolve_student
 
+from promptmem.distill.students import StudentNotFound, resolve_student
 from promptmem.files import manifest_problems
 
 

@@ -4,10 +4,10 @@ from dataclasses import asdict
 
 import dspy
 from conftest import scripted_lm
-from promptmem.programs import build_agent
 
 from promptmem.optimize.gepa import StreamProgram
 from promptmem.optimize.windows import cut_windows
+from promptmem.programs import build_agent
 from promptmem.runner import run_stream
 from promptmem.suites import make_suite
 
