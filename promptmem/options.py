@@ -13,34 +13,43 @@ from typing import Any, Literal, Union
 SEPARATORS = (",", "+")  # a tuple's items on the command line; a tuple of tuples' inner items
 
 
+@dataclasses.dataclass(frozen=True)
+class OptionMeta:
+    """What a command-line option needs besides its help (``option`` documents each); a
+    field's ``metadata`` holds these keys and ``help``."""
+
+    min: float | None = None
+    max: float | None = None
+    flag: str | None = None
+    cli: bool = True
+    path: bool = False
+    pace: bool = False
+    was: str | None = None
+
+
 def option(
     default: Any = dataclasses.MISSING,
     help: str | Callable[[], str] = "",
     *,
-    min: float | None = None,
-    max: float | None = None,
-    flag: str | None = None,
-    cli: bool = True,
-    path: bool = False,
-    pace: bool = False,
-    was: str | None = None,
-    **field_kwargs,
+    default_factory: Callable[[], Any] | Any = dataclasses.MISSING,
+    **meta: Any,
 ) -> Any:
     """A dataclass field whose metadata holds what a command-line option needs: ``help``
     (the one description, shown by ``--help`` and in the docs; or a function returning it,
-    called when the CLI is built, for help made from a registry), ``min``/``max`` bounds, the
-    ``flag`` name when it is not the field's (``--lm`` for ``spec``), ``cli=False`` for fields
-    no command exposes, ``path=True`` for a file name the CLI reads as a path (the config
-    holds its text), and ``pace=True`` for a setting of how fast a run goes, not of what it
-    computes (threads, timeouts): a run resumed with another value goes on. ``was``: the
-    field's name before a rename (for one release the CLI refuses its old flag with a hint,
-    and a saved config under the old names still reads: ``with_current_names``).
+    called when the CLI is built, for help made from a registry) and the ``OptionMeta`` keys:
+    ``min``/``max`` bounds, the ``flag`` name when it is not the field's (``--lm`` for
+    ``spec``), ``cli=False`` for fields no command exposes, ``path=True`` for a file name the
+    CLI reads as a path (the config holds its text), and ``pace=True`` for a setting of how
+    fast a run goes, not of what it computes (threads, timeouts): a run resumed with another
+    value goes on. ``was``: the field's name before a rename (for one release the CLI refuses
+    its old flag with a hint, and a saved config under the old names still reads:
+    ``with_current_names``). Any other key is a TypeError.
 
     A field whose type is a tuple is one comma-separated option (``--budgets 400,800``; a tuple
     of tuples joins its inner items with ``+``: ``writer,actor+writer``); a field whose type
     is a config dataclass contributes that dataclass's options."""
-    metadata = {"help": help, "min": min, "max": max, "flag": flag, "cli": cli, "path": path, "pace": pace, "was": was}
-    return dataclasses.field(default=default, metadata=metadata, **field_kwargs)
+    metadata = {"help": help, **dataclasses.asdict(OptionMeta(**meta))}
+    return dataclasses.field(default=default, default_factory=default_factory, metadata=metadata)
 
 
 def help_of(field: dataclasses.Field) -> str:

@@ -20,7 +20,7 @@ import dspy
 
 from promptmem.files import RunDirError, append_jsonl, complete_lines, read_json
 from promptmem.memory import Memory, Op
-from promptmem.runner import StreamResult, TaskRecord, run_stream, when_of
+from promptmem.runner import StreamResult, TaskRecord, run_tasks, stream_context, when_of
 from promptmem.tasks import Stream, Suite
 
 SUFFIX = ".progress.jsonl"
@@ -111,7 +111,7 @@ def resume_stream(
     adapter: dspy.Adapter | None = None,
     on_task: Callable[[TaskRecord], None] | None = None,
 ) -> StreamResult:
-    """``run_stream`` over a fresh ``memory`` from the first task ``progress`` does not hold,
+    """``run_tasks`` over a fresh ``memory`` from the first task ``progress`` does not hold,
     keeping each task as it ends (``progress`` None: the whole stream, nothing kept)."""
     done = progress.load() if progress else []
     if done:
@@ -126,15 +126,7 @@ def resume_stream(
         if on_task:
             on_task(record)
 
-    result = run_stream(
-        agent,
-        replace(stream, tasks=stream.tasks[len(done) :]),
-        suite,
-        lm,
-        budget=memory.budget,
-        adapter=adapter,
-        memory=memory,
-        on_task=keep,
-        first_position=len(done),
-    )
+    with stream_context(lm, adapter):
+        rest = replace(stream, tasks=stream.tasks[len(done) :])
+        result = run_tasks(agent, rest, suite, memory, on_task=keep, first_position=len(done))
     return replace(result, records=done + result.records, initial_notes=[])

@@ -160,6 +160,11 @@ def run_task(agent, task: Task, position: int, suite: Suite, memory: Memory, act
     )
 
 
+def stream_context(lm: dspy.BaseLM, adapter: dspy.Adapter | None = None):
+    """The DSPy context a stream runs in: ``lm`` under ``adapter`` (default: a ``ChatAdapter``)."""
+    return dspy.context(lm=lm, adapter=adapter or dspy.ChatAdapter())
+
+
 def run_stream(
     agent,
     stream: Stream,
@@ -169,21 +174,34 @@ def run_stream(
     budget: int,
     adapter: dspy.Adapter | None = None,
     memory: Memory | None = None,
-    on_task: Callable[[TaskRecord], None] | None = None,
+    act: bool = True,
+) -> StreamResult:
+    """Run the stream's tasks in order with one memory (default: an empty one of ``budget``) on
+    ``lm`` under ``adapter`` (``stream_context``); ``act=False``: the writer alone (see
+    ``run_task``). ``run_tasks`` runs a window of a longer stream, or reports each task."""
+    with stream_context(lm, adapter):
+        return run_tasks(agent, stream, suite, memory if memory is not None else InMemoryStore(budget), act=act)
+
+
+def run_tasks(
+    agent,
+    stream: Stream,
+    suite: Suite,
+    memory: Memory,
+    *,
     act: bool = True,
     first_position: int = 0,
+    on_task: Callable[[TaskRecord], None] | None = None,
 ) -> StreamResult:
-    """Run the stream's tasks in order with one memory; ``on_task`` sees each record;
-    ``act=False``: the writer alone (see ``run_task``); ``first_position``: the position of the
+    """``run_stream`` in the current DSPy context (``stream_context``), from the notes
+    ``memory`` holds: ``on_task`` sees each record; ``first_position``: the position of the
     first task when the stream is a window of a longer one (``memory`` then holds its notes)."""
-    memory = memory if memory is not None else InMemoryStore(budget)
     initial = [asdict(note) for note in memory.notes()]
     records = []
-    with dspy.context(lm=lm, adapter=adapter or dspy.ChatAdapter()):
-        for position, task in enumerate(stream.tasks, start=first_position):
-            record = run_task(agent, task, position, suite, memory, act)
-            records.append(record)
-            if on_task:
-                on_task(record)
+    for position, task in enumerate(stream.tasks, start=first_position):
+        record = run_task(agent, task, position, suite, memory, act)
+        records.append(record)
+        if on_task:
+            on_task(record)
     final = [asdict(note) for note in memory.notes()]
     return StreamResult(stream.id, agent.name, records, list(memory.trace), final, initial)

@@ -35,7 +35,7 @@ from promptmem.programs.agent import SEED_AGENT, MemoryAgent, in_process, resolv
 from promptmem.programs.select import SelectWriter
 from promptmem.roles import Abilities, role_of
 from promptmem.rundir import claim_run_dir, holds_run_dir
-from promptmem.runner import run_stream
+from promptmem.runner import run_tasks, stream_context
 from promptmem.signals.hindsight import Target
 from promptmem.signals.select_feedback import selection_feedback
 from promptmem.suites import SUITES, suite_type
@@ -145,17 +145,9 @@ class StreamProgram(dspy.Module):
     def forward(self, stream: Stream, start: tuple = (), position: int = 0) -> dspy.Prediction:
         """Run ``stream`` from the notes ``start`` (a warm-started window at ``position`` of a
         longer stream; empty: from no notes)."""
-        result = run_stream(
-            self.agent,
-            stream,
-            self.suite,
-            dspy.settings.lm,
-            budget=self.budget,
-            adapter=dspy.settings.adapter,
-            memory=warm_memory(self.budget, start),
-            act=self.act,
-            first_position=position,
-        )
+        with stream_context(dspy.settings.lm, dspy.settings.adapter):
+            memory = warm_memory(self.budget, start)
+            result = run_tasks(self.agent, stream, self.suite, memory, act=self.act, first_position=position)
         return dspy.Prediction(result=result, suite=self.suite, selects=isinstance(self.agent.writer, SelectWriter))
 
 

@@ -17,7 +17,7 @@ import dspy
 
 from promptmem.files import write_json
 from promptmem.memory import InMemoryStore, Note, Snapshot
-from promptmem.runner import run_stream
+from promptmem.runner import run_tasks, stream_context
 from promptmem.tasks import Stream, Suite
 
 
@@ -52,17 +52,8 @@ def reference_notes(
         if record.position + 1 in positions:
             kept[record.position + 1] = tuple(memory.notes())
 
-    run_stream(
-        agent,
-        stream,
-        suite,
-        dspy.settings.lm,
-        budget=budget,
-        adapter=dspy.settings.adapter,
-        memory=memory,
-        on_task=keep,
-        act=act,
-    )
+    with stream_context(dspy.settings.lm, dspy.settings.adapter):
+        run_tasks(agent, stream, suite, memory, act=act, on_task=keep)
     return {p: kept[p] for p in positions if p in kept}
 
 
