@@ -1,6 +1,8 @@
 """A fake OpenAI-compatible chat server on 127.0.0.1 for fault tests: it answers each request
 with the next scripted fault (then ``ok``), bounded in requests and in time. Its error bodies
-quote the request's Authorization header, as some providers' do (a test of redaction)."""
+quote the request's Authorization header, as some providers' do (a test of redaction). ``reply``
+answers as a seed agent's writer and actor would; ``KEY`` is the API key the fault tests plant
+(test_hosted_faults.py, the fault harness in benchmarks/faults/)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 FAULTS = ("ok", "429", "500", "timeout", "drop", "truncated", "401", "404", "400", "422")
 ERRORS = ("400", "401", "404", "422", "429", "500")  # answered with that HTTP status
+KEY = "sk-planted-secret-0123456789"  # an API key that must never reach a run directory or output
+
+
+def reply(body: dict) -> str:
+    """A writer that adds one note, an actor that answers 42 (DSPy's chat format)."""
+    if "[[ ## outcome ## ]]" in body["messages"][-1]["content"]:
+        ops = [{"action": "ADD", "note_id": "", "text": "billing-api listens on port 42"}]
+        return f"[[ ## operations ## ]]\n{json.dumps(ops)}\n\n[[ ## completed ## ]]"
+    return "[[ ## answer ## ]]\n42\n\n[[ ## completed ## ]]"
 
 
 def completion(content: str) -> dict:

@@ -164,11 +164,10 @@ DONE = {
 
 
 def prepare(target: str, root: Path) -> None:
-    """Make what ``target``'s runs under ``root`` read beside them (distill: the scratch student)."""
+    """Make what ``target``'s runs under ``root`` read beside them (distill: the scratch student,
+    made by running tests/scratch_student.py, so that the fault benchmark can import this file)."""
     if target == "distill":
-        from scratch_student import make_scratch_student
-
-        make_scratch_student(root / "student")
+        subprocess.run([sys.executable, str(HERE / "scratch_student.py"), str(root / "student")], check=True)
 
 
 def run(target: str, out: Path, kill_after: float | None = None) -> int | None:
@@ -286,6 +285,5 @@ def kill_and_resume(target: str, out: Path, reference: dict, rng: random.Random,
     }
 
 
-if __name__ == "__main__":
-    sys.path.insert(0, str(HERE))
+if __name__ == "__main__":  # run as a file: its folder, tests/, is the first entry of sys.path
     TARGETS[sys.argv[1]](sys.argv[2])

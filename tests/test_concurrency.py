@@ -12,7 +12,6 @@ from promptmem.memory import Op
 from promptmem.memory.sqlite import SQLiteStore
 
 SPAWN = multiprocessing.get_context("spawn")
-TESTS = str(Path(__file__).parent)
 
 
 def run_processes(target, args_list):
@@ -34,8 +33,7 @@ def assert_consistent(store: SQLiteStore, adds: int):
     assert {n.text for n in store.state_at(history[-1]["seq"])} == {n.text for n in notes}  # history replays
 
 
-def test_two_processes_writing_one_store_lose_no_op(tmp_path, monkeypatch):
-    monkeypatch.syspath_prepend(TESTS)
+def test_two_processes_writing_one_store_lose_no_op(tmp_path):
     path = str(tmp_path / "shared.db")
     run_processes(write_notes, [(path, "a", 150), (path, "b", 150)])
     assert_consistent(SQLiteStore(path), adds=300)
@@ -94,8 +92,7 @@ def test_the_embedder_loads_once_under_threads(monkeypatch):
     assert loads == [1]
 
 
-def test_two_tune_workers_share_one_study(tmp_path, monkeypatch):
-    monkeypatch.syspath_prepend(TESTS)
+def test_two_tune_workers_share_one_study(tmp_path):
     run_processes(tune_worker, [(str(tmp_path), 2), (str(tmp_path), 2)])
     import optuna
 

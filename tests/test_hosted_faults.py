@@ -6,23 +6,13 @@ import json
 import os
 
 import pytest
-from fake_openai import FakeOpenAI
+from fake_openai import KEY, FakeOpenAI, reply
 from test_optimize import CONFIG, reflection_lm
 
 from promptmem.evaluate import EvalConfig, evaluate
 from promptmem.failures import LMUnavailable
 from promptmem.lm.specs import LMConfig
 from promptmem.optimize.gepa import optimize
-
-KEY = "sk-planted-secret-0123456789"
-
-
-def reply(body: dict) -> str:
-    """A writer that adds one note, an actor that answers 42 (DSPy's chat format)."""
-    if "[[ ## outcome ## ]]" in body["messages"][-1]["content"]:
-        ops = [{"action": "ADD", "note_id": "", "text": "billing-api listens on port 42"}]
-        return f"[[ ## operations ## ]]\n{json.dumps(ops)}\n\n[[ ## completed ## ]]"
-    return "[[ ## answer ## ]]\n42\n\n[[ ## completed ## ]]"
 
 
 @pytest.fixture(autouse=True)
