@@ -4,11 +4,11 @@ Each condition (``agent[:writer[:buffer share[:actor]]]``) runs on the same stre
 resumable `evaluate` run under --runs; the table goes to --out (JSON) and stdout (Markdown,
 for the README).
 
-    python benchmarks/baseline.py                      # baselines and seed writers (baseline.json)
-    python benchmarks/baseline.py --conditions no-memory,append-raw,seed:ops,seed:facts,seed:facts:0.5 \
+    python -m benchmarks.experiments.baseline                      # baselines and seed writers (baseline.json)
+    python -m benchmarks.experiments.baseline --conditions no-memory,append-raw,seed:ops,seed:facts,seed:facts:0.5 \
         --runs runs/bench-writers --out benchmarks/results/writers.json   # the writers table
-    python benchmarks/baseline.py --models local:qwen2.5-coder-0.5b --streams 1 --tasks 6
-    python benchmarks/baseline.py --data benchmarks/data/household_heldout.jsonl --streams 6 --seed 0 \
+    python -m benchmarks.experiments.baseline --models local:qwen2.5-coder-0.5b --streams 1 --tasks 6
+    python -m benchmarks.experiments.baseline --data benchmarks/data/household_heldout.jsonl --streams 6 --seed 0 \
         --conditions no-memory,append-raw,seed:select --runs runs/bench-household --out benchmarks/results/household.json
 
 Every row after a model's first carries, under ``paired``, its paired statistics against each

@@ -2,12 +2,12 @@
 demos per role (labelled on training streams, ``promptmem.optimize.demos``), side by side on
 held-out streams, with paired statistics (``comparison.json``'s ``paired``).
 
-    python benchmarks/demos.py --lm local:qwen2.5-coder-0.5b                 # synthetic
-    python benchmarks/demos.py --roles writer --streams 6 --runs runs/bench-demos-writer \\
+    python -m benchmarks.experiments.demos --lm local:qwen2.5-coder-0.5b                 # synthetic
+    python -m benchmarks.experiments.demos --roles writer --streams 6 --runs runs/bench-demos-writer \\
         --out benchmarks/results/demos_writer.json                          # writer demos alone
-    python benchmarks/demos.py --data benchmarks/data/household_train.jsonl \\
+    python -m benchmarks.experiments.demos --data benchmarks/data/household_train.jsonl \\
         --held-out benchmarks/data/household_heldout.jsonl --out benchmarks/results/demos_household.json
-    python benchmarks/demos.py --lm local:qwen2.5-coder-1.5b --max-tokens 160 --threads 1 --target stated \\
+    python -m benchmarks.experiments.demos --lm local:qwen2.5-coder-1.5b --max-tokens 160 --threads 1 --target stated \\
         --data benchmarks/data/household_train.jsonl --held-out benchmarks/data/household_heldout.jsonl \\
         --runs runs/bench-demos-household-stated --out benchmarks/results/demos_household_stated.json
 --target picks the keep-lists the demos show (``signals.hindsight.TARGETS``): what later questions

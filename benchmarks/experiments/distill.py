@@ -2,11 +2,11 @@
 
     promptmem distill --suite jsonl --data benchmarks/data/oncall_train.jsonl \\
         --test-data benchmarks/data/oncall_heldout.jsonl --out runs/distill-oncall
-    python benchmarks/distill.py runs/distill-oncall --world oncall --annotations none
+    python -m benchmarks.experiments.distill runs/distill-oncall --world oncall --annotations none
         # -> benchmarks/results/distill_own_oncall.json
 
     promptmem distill --config recipes/household_stated12.yaml --max-tokens 160 --out runs/household-stated12
-    python benchmarks/distill.py runs/household-stated12 --world household --annotations full \\
+    python -m benchmarks.experiments.distill runs/household-stated12 --world household --annotations full \\
         --out benchmarks/results/distill_own_household_annotated.json
 
 The file holds the run's resolved ``config`` and teacher LM (its ``config.json``), the
@@ -22,7 +22,7 @@ import argparse
 import json
 from pathlib import Path
 
-RESULTS = Path(__file__).parent / "results"
+from benchmarks import RESULTS
 
 
 def record(run: Path, world: str, annotations: str) -> dict:

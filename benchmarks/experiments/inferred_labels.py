@@ -13,7 +13,7 @@ target's keep-list rule), the keep-lists that differ from the annotated ones, st
 write, and the actor's cases (questions whose answer the hindsight notes hold) with how many have
 a newer look-alike. No model calls; seconds.
 
-    python benchmarks/inferred_labels.py    # benchmarks/results/inferred_labels.json
+    python -m benchmarks.experiments.inferred_labels    # benchmarks/results/inferred_labels.json
 """
 
 from __future__ import annotations
@@ -23,15 +23,14 @@ import json
 import tempfile
 from pathlib import Path
 
-from strip_meta import write_stripped
-
+from benchmarks import DATA, RESULTS
+from benchmarks.generate.strip_meta import write_stripped
 from promptmem.signals.hindsight import hindsight_keep, hindsight_labels
 from promptmem.signals.hindsight_rows import actor_cases
 from promptmem.signals.inferred import InferredSuite, infer_streams
 from promptmem.suites import JsonlSuite, make_suite
 
-DATA = Path(__file__).parent / "data"
-RESULTS = Path(__file__).parent / "results" / "inferred_labels.json"
+OUT = RESULTS / "inferred_labels.json"
 
 
 def annotated_world(name: str) -> tuple[list, object]:
@@ -99,7 +98,7 @@ def world_result(name: str, folder: Path) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--worlds", default="synthetic,household,oncall")
-    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         result = {name: world_result(name, Path(folder)) for name in args.worlds.split(",")}

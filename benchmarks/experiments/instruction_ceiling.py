@@ -6,8 +6,8 @@ A hand-written instruction that names exactly the kinds of fact the world's ques
 about is what a good optimizer would hope to discover; the gap it opens over the seed shows how
 much instructions can move this task model at all.
 
-    python benchmarks/instruction_ceiling.py runs/bench-optimize-select-1.5b-topics \\
-        benchmarks/instructions/synthetic_topics_rewritten.txt benchmarks/instructions/synthetic_topics_appended.txt \\
+    python -m benchmarks.experiments.instruction_ceiling runs/bench-optimize-select-1.5b-topics \\
+        benchmarks/experiments/instructions/synthetic_topics_rewritten.txt benchmarks/experiments/instructions/synthetic_topics_appended.txt \\
         --held-out synthetic_topics_rewritten --out benchmarks/results/instruction_ceiling_synthetic_1.5b.json
 
 Reads the run's config (task LM, windows) and its cached warm starts; writes per-window recall,

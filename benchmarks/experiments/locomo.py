@@ -9,10 +9,10 @@ Writes benchmarks/results/locomo.json: per condition F1 / BLEU-1 / EM overall (c
 with --judge the LLM-judge score J (`promptmem judge`). Each condition is a resumable
 `evaluate` run under --runs.
 
-    python benchmarks/locomo.py --data ../shared/data/locomo/locomo_dev2.json
-    python benchmarks/locomo.py --data ../shared/data/locomo/locomo_dev2.json --conditions append-raw,facts,filter --judge
-    python benchmarks/locomo.py --data ../shared/data/locomo/locomo_dev2.json --conditions lines-8,lines-30,lines-filter
-    python benchmarks/locomo.py --data locomo10.json --model local:qwen2.5-coder-1.5b --questions-at-end
+    python -m benchmarks.experiments.locomo --data ../shared/data/locomo/locomo_dev2.json
+    python -m benchmarks.experiments.locomo --data ../shared/data/locomo/locomo_dev2.json --conditions append-raw,facts,filter --judge
+    python -m benchmarks.experiments.locomo --data ../shared/data/locomo/locomo_dev2.json --conditions lines-8,lines-30,lines-filter
+    python -m benchmarks.experiments.locomo --data locomo10.json --model local:qwen2.5-coder-1.5b --questions-at-end
 """
 
 from __future__ import annotations

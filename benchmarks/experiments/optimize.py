@@ -5,11 +5,11 @@ resumable `optimize` run under --out-run. Writes benchmarks/results/optimize.jso
 optimized held-out score, memory gain, tokens and seconds per task, metric calls used, wall
 time, and both sets of instructions.
 
-    python benchmarks/optimize.py                                  # the README's numbers
-    python benchmarks/optimize.py --objective continual --max-metric-calls 14  # the continual objective
-    python benchmarks/optimize.py --writer select --max-metric-calls 150 --minibatch 5 --test-streams 6 --seed 5000 \
+    python -m benchmarks.experiments.optimize                                  # the README's numbers
+    python -m benchmarks.experiments.optimize --objective continual --max-metric-calls 14  # the continual objective
+    python -m benchmarks.experiments.optimize --writer select --max-metric-calls 150 --minibatch 5 --test-streams 6 --seed 5000 \
         --out-run runs/bench-optimize-select-warm --out benchmarks/results/optimize_select_warm.json
-    python benchmarks/optimize.py --suite jsonl --data FILE ...     # streams from a file (train, val, test in order)
+    python -m benchmarks.experiments.optimize --suite jsonl --data FILE ...     # streams from a file (train, val, test in order)
 """
 
 from __future__ import annotations

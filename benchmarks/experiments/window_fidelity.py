@@ -8,7 +8,7 @@ question score (and notes recall) of each way; then how far each window metric i
 stream's, and whether it ranks the programs as the streams do (Spearman). The no-memory actor
 keeps no state, so its window scores are its stream scores by construction (not rerun).
 
-    python benchmarks/window_fidelity.py --model local:qwen2.5-coder-0.5b --streams 3
+    python -m benchmarks.experiments.window_fidelity --model local:qwen2.5-coder-0.5b --streams 3
 Writes benchmarks/results/window_fidelity.json (each run kept under --runs, so a rerun resumes).
 """
 

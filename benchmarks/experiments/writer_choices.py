@@ -9,7 +9,7 @@ share of the statements a later question needed that the writer kept (write reca
 the statements of facts the world tracks that it kept (where the suite lists them), and what its
 kept statements were (needed by a later question, superseded, never needed; tracked).
 
-    python benchmarks/writer_choices.py runs/bench-hindsight-household-h12/eval/teacher \\
+    python -m benchmarks.experiments.writer_choices runs/bench-hindsight-household-h12/eval/teacher \\
         runs/bench-hindsight-household-h12/eval/student+grpo --out benchmarks/results/writer_choices_household_h12.json
 """
 

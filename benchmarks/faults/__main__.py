@@ -7,10 +7,10 @@ Kills use the test harness (tests/kill_harness.py: scripted LMs, a subprocess pe
 killed run is rerun to the end and compared with an uninterrupted one, and an eval kill counts
 the tasks it lost (started, not kept). Server faults run `evaluate` against tests/fake_openai.py
 with every fault kind, then rerun it against a healthy server. The input cases
-(benchmarks/fault_cases.py, on the harness of benchmarks/fault_bench.py) run the command line in-process.
+(benchmarks/faults/cases.py, on the harness of benchmarks/faults/bench.py) run the command line in-process.
 
-    python benchmarks/faults.py                     # 20 eval, 10 LoCoMo, 10 optimize, 10 distill kills
-    python benchmarks/faults.py --eval-kills 3 --locomo-kills 2 --optimize-kills 1 --distill-kills 0
+    python -m benchmarks.faults                     # 20 eval, 10 LoCoMo, 10 optimize, 10 distill kills
+    python -m benchmarks.faults --eval-kills 3 --locomo-kills 2 --optimize-kills 1 --distill-kills 0
 """
 
 from __future__ import annotations
@@ -19,20 +19,14 @@ import argparse
 import json
 import os
 import random
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-TESTS = Path(__file__).resolve().parent.parent / "tests"
-sys.path.insert(0, str(TESTS))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from fake_openai import FAULTS, FakeOpenAI  # noqa: E402
-from fault_cases import fault_cases  # noqa: E402
-from kill_harness import EVALS, kill_and_resume, prepare, results, run  # noqa: E402
-
-from promptmem.files import write_json  # noqa: E402
+from benchmarks.faults.cases import fault_cases
+from promptmem.files import write_json
+from tests.fake_openai import FAULTS, KEY, FakeOpenAI, reply
+from tests.kill_harness import EVALS, kill_and_resume, prepare, results, run
 
 
 def kills(target: str, count: int, seed: int, root: Path) -> dict:
@@ -69,8 +63,6 @@ def kills(target: str, count: int, seed: int, root: Path) -> dict:
 def server_fault(fault: str, out: Path) -> dict:
     """``fault`` on the first three requests (a call and its two retries), then a rerun against
     a healthy server: what the first run did, and whether the rerun finished every stream."""
-    from test_hosted_faults import KEY, reply
-
     from promptmem.evaluate import EvalConfig, evaluate
     from promptmem.failures import LMUnavailable
     from promptmem.lm.specs import LMConfig
@@ -93,14 +85,14 @@ def server_fault(fault: str, out: Path) -> dict:
 
 
 def server_faults(root: Path) -> dict:
-    from test_hosted_faults import KEY
-
     os.environ["OPENAI_API_KEY"] = KEY
     return {fault: server_fault(fault, root / f"server-{fault}") for fault in FAULTS[1:]}
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.faults", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--eval-kills", type=int, default=20)
     parser.add_argument("--locomo-kills", type=int, default=10)
     parser.add_argument("--optimize-kills", type=int, default=10)

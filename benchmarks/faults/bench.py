@@ -1,24 +1,19 @@
-"""The harness of the input fault cases (``fault_cases.py``): a case's folder and command line
+"""The harness of the input fault cases (``cases.py``): a case's folder and command line
 (``Bench``), running one case and judging whether it was handled (``run_case``), and the small
 builders the cases make their inputs with."""
 
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from typer.testing import CliRunner
 
-TESTS = Path(__file__).resolve().parent.parent / "tests"
-sys.path.insert(0, str(TESTS))
-
-from fake_openai import FakeOpenAI  # noqa: E402
-
-from promptmem.cli import app  # noqa: E402
-from promptmem.memory import Op  # noqa: E402
-from promptmem.memory.sqlite import SQLiteStore  # noqa: E402
+from promptmem.cli import app
+from promptmem.memory import Op
+from promptmem.memory.sqlite import SQLiteStore
+from tests.fake_openai import FakeOpenAI
 
 WIDE = {"COLUMNS": "2000"}  # one message, one line
 # secrets the cases plant (the API key, passwords in --api-base URLs): none may be printed or written

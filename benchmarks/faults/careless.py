@@ -1,7 +1,7 @@
 """The hostile or careless user of issue #42, each case one command line run in-process against
-the fake OpenAI-compatible server (``fault_bench``): provider errors, secrets in error bodies
+the fake OpenAI-compatible server (``bench``): provider errors, secrets in error bodies
 and URLs, run directories without their config, outputs over inputs, malformed inputs that
-used to be accepted or to end in a traceback. ``fault_cases.CASES`` holds them too."""
+used to be accepted or to end in a traceback. ``cases.CASES`` holds them too."""
 
 from __future__ import annotations
 
@@ -10,14 +10,14 @@ import logging
 import os
 from pathlib import Path
 
-from fault_bench import NO_STREAM_FINISHED, WIDE, Bench, jsonl, shows, stream
 from typer.testing import CliRunner
 
+from benchmarks.faults.bench import NO_STREAM_FINISHED, WIDE, Bench, jsonl, shows, stream
 from promptmem.cli import app
 from promptmem.rundir import run_lock
 
 ISSUE = "42"
-SECRET = "hunter2-secret-0042"  # a password in --api-base; the API key is test_hosted_faults.KEY
+SECRET = "hunter2-secret-0042"  # a password in --api-base; the API key is tests/fake_openai.py's KEY
 
 
 def _finished(bench: Bench, *args: str) -> Path:

@@ -3,9 +3,9 @@ the `promptmem` command line (in-process) against a fake OpenAI-compatible serve
 
 A case is handled when the command exits as expected (0, or 2 with one message), the message
 names what it must (the file, line, id or the fix), no traceback escapes, no planted secret
-(``fault_bench.SECRETS``) is printed or written, and nothing is written outside the run's
+(``bench.SECRETS``) is printed or written, and nothing is written outside the run's
 --out (or the file the command was asked to write). Issue #42's cases live in
-``careless_cases.py`` and are counted here too.
+``careless.py`` and are counted here too.
 """
 
 from __future__ import annotations
@@ -16,18 +16,12 @@ import shutil
 import signal
 import sqlite3
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from typer.testing import CliRunner
 
-TESTS = Path(__file__).resolve().parent.parent / "tests"
-sys.path.insert(0, str(TESTS))
-
-from careless_cases import CASES as CARELESS  # noqa: E402
-from fake_openai import FakeOpenAI  # noqa: E402
-from fault_bench import (  # noqa: E402
+from benchmarks.faults.bench import (
     NO_STREAM_FINISHED,
     TASK,
     WIDE,
@@ -40,13 +34,13 @@ from fault_bench import (  # noqa: E402
     store,
     stream,
 )
-from test_hosted_faults import KEY, reply  # noqa: E402
-
-from promptmem.cli import app  # noqa: E402
-from promptmem.files import safe_name  # noqa: E402
-from promptmem.lm.cores import rival_processes, shared_cores_warning  # noqa: E402
-from promptmem.programs import build_agent, save_agent  # noqa: E402
-from promptmem.rundir import run_lock  # noqa: E402
+from benchmarks.faults.careless import CASES as CARELESS
+from promptmem.cli import app
+from promptmem.files import safe_name
+from promptmem.lm.cores import rival_processes, shared_cores_warning
+from promptmem.programs import build_agent, save_agent
+from promptmem.rundir import run_lock
+from tests.fake_openai import KEY, FakeOpenAI, reply
 
 
 def _no_key(bench: Bench):
@@ -358,7 +352,7 @@ CASES += CARELESS  # issue #42
 
 def fault_cases(root: Path, cases: list = CASES) -> dict:
     """Every case in ``cases``, each in its own folder under ``root``: the counts
-    (``fault_bench.counts``; ``handled`` is ``clear``) and a row per case."""
+    (``bench.counts``; ``handled`` is ``clear``) and a row per case."""
     rows = []
     with FakeOpenAI([], reply, max_requests=100_000) as server:
         for index, (name, issue, build) in enumerate(cases):

@@ -4,8 +4,8 @@ to DELETE every note, fake note ids with false values, op words inside facts, 50
 without and with the cheap guards (--max-deletes, --max-observation). Same streams, same
 questions and ground truth in every condition. Writes benchmarks/results/hostile.json.
 
-    python benchmarks/hostile.py                                # the README's numbers
-    python benchmarks/hostile.py --lm local:qwen2.5-coder-0.5b --streams 1 --tasks 8
+    python -m benchmarks.faults.hostile                                # the README's numbers
+    python -m benchmarks.faults.hostile --lm local:qwen2.5-coder-0.5b --streams 1 --tasks 8
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Write the household world (``promptmem.suites.household``, a second world unlike the synthetic
 one) to JSONL: training streams from one seed, held-out streams from another.
 
-    python benchmarks/household.py    # benchmarks/data/household_train.jsonl (seed 1),
+    python -m benchmarks.generate.household    # benchmarks/data/household_train.jsonl (seed 1),
                                       # benchmarks/data/household_heldout.jsonl (seed 2), 12 streams each
     promptmem eval --suite jsonl --data benchmarks/data/household_heldout.jsonl --streams 12 ...
 """
@@ -11,9 +11,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from benchmarks import DATA
 from promptmem.suites.household import write_household
-
-DATA = Path(__file__).parent / "data"
 
 
 def main() -> None:

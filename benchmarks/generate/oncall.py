@@ -3,7 +3,7 @@ runbooks, alerts, status page and freeze dates) to JSONL: training streams from 
 held-out streams from another. The files carry gold answers only; ``--annotated`` also writes
 copies with the ground-truth meta, to measure inferred labels against.
 
-    python benchmarks/oncall.py --annotated   # benchmarks/data/oncall_train.jsonl (seed 1, 12 streams),
+    python -m benchmarks.generate.oncall --annotated   # benchmarks/data/oncall_train.jsonl (seed 1, 12 streams),
                                               # benchmarks/data/oncall_heldout.jsonl (seed 2, 8 streams),
                                               # and oncall_{train,heldout}_annotated.jsonl
     promptmem eval --suite jsonl --data benchmarks/data/oncall_heldout.jsonl --streams 8 ...
@@ -14,9 +14,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from benchmarks import DATA
 from promptmem.suites.oncall import write_oncall
-
-DATA = Path(__file__).parent / "data"
 
 
 def main() -> None:

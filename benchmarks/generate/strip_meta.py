@@ -2,7 +2,7 @@
 user's own streams would come (``promptmem.suites.jsonl``: id, observation, question, answer,
 scorer; no meta). Generated synthetic streams are written the same way.
 
-    python benchmarks/strip_meta.py    # benchmarks/data/household_train_stripped.jsonl,
+    python -m benchmarks.generate.strip_meta    # benchmarks/data/household_train_stripped.jsonl,
                                        # benchmarks/data/synthetic_train_stripped.jsonl (seed 3000, 12 x 24)
 """
 
@@ -12,11 +12,10 @@ import argparse
 import json
 from pathlib import Path
 
+from benchmarks import DATA
 from promptmem.scoring import SCORERS
 from promptmem.suites import load_streams, make_suite
 from promptmem.tasks import Stream
-
-DATA = Path(__file__).parent / "data"
 
 
 def stripped_line(stream: Stream) -> str:

@@ -16,9 +16,9 @@ costs: the per-role window of the first model alone, beside a rival process that
 without pause with the same model (both with a thread per usable CPU), and with each pinned to
 a core of its own (``--lm-threads 1``); it adds ``oversubscription`` to the results file.
 
-    python benchmarks/engine.py                                 # defaults used for the README
-    python benchmarks/engine.py --models local:qwen2.5-coder-0.5b --windows 1 --window 4
-    python benchmarks/engine.py --oversubscription --models local:qwen2.5-coder-0.5b --window 6
+    python -m benchmarks.system.engine                                 # defaults used for the README
+    python -m benchmarks.system.engine --models local:qwen2.5-coder-0.5b --windows 1 --window 4
+    python -m benchmarks.system.engine --oversubscription --models local:qwen2.5-coder-0.5b --window 6
 """
 
 from __future__ import annotations

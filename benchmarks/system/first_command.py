@@ -1,7 +1,7 @@
 """The README's first command, as a new user runs it: a fresh clone of HEAD, a fresh virtual
 environment and empty caches; the install and the run timed apart.
 
-    python benchmarks/first_command.py            # -> benchmarks/results/first_command.json
+    python -m benchmarks.system.first_command            # -> benchmarks/results/first_command.json
 
 The command is read from the README (the first ``bash`` block under "Set up and run") and split
 at its `` && `` into the install and the run. The result keeps both times, the run's report
@@ -20,9 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks import ROOT
 from promptmem.files import write_json
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def first_command(readme: Path) -> str:

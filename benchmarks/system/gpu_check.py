@@ -16,9 +16,9 @@ path that ``promptmem distill --student`` takes (qwen-0.5b, qwen-4b when in the 
 Writes OUT/gpu_check.json: device, dtype, student size, seconds per SFT and GRPO step, the
 pipeline's seconds per step of each stage, flat GRPO groups and held-out rows, wall time.
 
-    python benchmarks/gpu_check.py --out /tmp/gpu           # what benchmarks/gpu_check.sh runs on a GPU
-    python benchmarks/gpu_check.py --student qwen-0.5b --sft-steps 1 --grpo-steps 1 --pipeline-tasks 6   # CPU smoke
-    python benchmarks/gpu_check.py --hidden 64 --layers 2 --sft-steps 2 --grpo-steps 1 --pipeline-tasks 6   # tiny
+    python -m benchmarks.system.gpu_check --out /tmp/gpu           # what benchmarks/system/gpu_check.sh runs on a GPU
+    python -m benchmarks.system.gpu_check --student qwen-0.5b --sft-steps 1 --grpo-steps 1 --pipeline-tasks 6   # CPU smoke
+    python -m benchmarks.system.gpu_check --hidden 64 --layers 2 --sft-steps 2 --grpo-steps 1 --pipeline-tasks 6   # tiny
 """
 
 from __future__ import annotations
@@ -31,12 +31,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks import ROOT
 from promptmem.distill.students import resolve_student
 from promptmem.distill.training import TrainConfig, grpo, logged_steps, sft
 from promptmem.files import write_json
 from promptmem.suites import make_suite
 
-SCRATCH_STUDENT = Path(__file__).resolve().parents[1] / "tests" / "scratch_student.py"
+SCRATCH_STUDENT = ROOT / "tests" / "scratch_student.py"
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@ vocabulary (llama-cpp-python's ``Llama``) vs the grammar judging the likeliest t
 (``promptmem.lm.fast_grammar.TopKGrammarLlama``, what the local engine uses), greedy, same prompts,
 alternating per prompt; outputs compared. Results: benchmarks/results/grammar.json.
 
-    python benchmarks/grammar.py
+    python -m benchmarks.system.grammar
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ applies (each its own transaction in SQLite) for ADD, UPDATE and DELETE, and the
 of ``render(query)`` with top-5 retrieval (SQLite: FTS5/BM25; in-memory: word overlap).
 Writes benchmarks/results/store.json.
 
-    python benchmarks/store.py [--sizes 1000,10000,100000] [--ops 500] [--queries 200]
+    python -m benchmarks.system.store [--sizes 1000,10000,100000] [--ops 500] [--queries 200]
 """
 
 from __future__ import annotations

@@ -1,13 +1,11 @@
 """What every results table shares: reading ``benchmarks/results/NAME.json`` and writing
-Markdown cells and tables (``benchmarks/readme_tables.py`` puts them in the pages)."""
+Markdown cells and tables (``benchmarks.tables.render`` puts them in the pages)."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "benchmarks" / "results"
+from benchmarks import RESULTS
 
 
 def load(name: str) -> dict:

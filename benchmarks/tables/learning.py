@@ -3,8 +3,8 @@ and distillation (``docs/optimize.md``, ``docs/distill.md``, ``docs/results.md``
 
 from __future__ import annotations
 
-from tables_common import RESULTS, cell, first, gain, load, maybe, table
-
+from benchmarks import RESULTS
+from benchmarks.tables.common import cell, first, gain, load, maybe, table
 from promptmem.report.comparison import labelled_pairs, paired_table
 
 
@@ -191,7 +191,7 @@ def distill_sampling() -> str:
 
 
 def writer_choices(name: str) -> str:
-    """``benchmarks/writer_choices.py``'s rows: what each select writer kept, judged in hindsight
+    """``benchmarks/experiments/writer_choices.py``'s rows: what each select writer kept, judged in hindsight
     (files that record it: the tracked statements kept, and the tracked share of what was kept)."""
     rows = load(name)
     tracked = all(row.get("tracked_recall") is not None for row in rows.values())

@@ -3,7 +3,7 @@ grammar and the memory stores (``docs/reliability.md``, ``docs/results.md``)."""
 
 from __future__ import annotations
 
-from tables_common import load, maybe, table
+from benchmarks.tables.common import load, maybe, table
 
 KILL_TARGETS = {
     "eval": "`eval`",

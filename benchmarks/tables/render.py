@@ -1,23 +1,15 @@
-"""The result tables of README.md and docs/*.md, rendered from benchmarks/results/*.json.
-
-Each table sits in a page between ``<!-- results:NAME -->`` and ``<!-- /results -->``;
-``python benchmarks/readme_tables.py`` rewrites those blocks from the results files, and
-``tests/test_readme_tables.py`` fails when a block and its file disagree.
-
-    python benchmarks/readme_tables.py            # rewrite the pages' tables
-    python benchmarks/readme_tables.py --check    # exit 1 if any table is out of date
-"""
+"""The tables: each results block's renderer by name (``TABLES``), the pages that hold blocks and
+a page with every block re-rendered from its file (``render``)."""
 
 from __future__ import annotations
 
-import argparse
 import functools
 import re
-import sys
 from pathlib import Path
 
-from tables_common import ROOT, gain, load, maybe, table
-from tables_learning import (
+from benchmarks import ROOT
+from benchmarks.tables.common import gain, load, maybe, table
+from benchmarks.tables.learning import (
     comparison,
     distill,
     distill_paired,
@@ -31,8 +23,7 @@ from tables_learning import (
     window_fidelity,
     writer_choices,
 )
-from tables_reliability import engine, faults, faults_inputs, grammar, hostile, oversubscription, store
-
+from benchmarks.tables.reliability import engine, faults, faults_inputs, grammar, hostile, oversubscription, store
 from promptmem.report.comparison import paired_table
 
 BLOCK = re.compile(r"(<!-- results:(?P<name>[\w.-]+) -->\n)(?P<body>.*?)(<!-- /results -->)", re.DOTALL)
@@ -59,12 +50,12 @@ HEADLINE_COLUMNS = ("model", "agent", "score", "memory gain", "notes recall", "s
 
 
 def synthetic(name: str, columns=tuple(SYNTHETIC_COLUMNS)):
-    """The renderer of a synthetic-suite table from ``name``.json (``benchmarks/baseline.py``)."""
+    """The renderer of a synthetic-suite table from ``name``.json (``benchmarks/experiments/baseline.py``)."""
     return lambda: table(list(columns), [[SYNTHETIC_COLUMNS[c](r) for c in columns] for r in load(name)["rows"]])
 
 
 def baseline_pairs(name: str) -> str:
-    """The paired statistics of a ``benchmarks/baseline.py`` file: each row against the
+    """The paired statistics of a ``benchmarks/experiments/baseline.py`` file: each row against the
     earlier rows of its model."""
     return paired_table(
         [(f"{r['model']}: {r['agent']} vs {a}", s) for r in load(name)["rows"] for a, s in r.get("paired", {}).items()]
@@ -211,25 +202,3 @@ def render(page: str) -> str:
         return match.group(1) + TABLES[name]() + match.group(4)
 
     return BLOCK.sub(block, page)
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--check", action="store_true", help="exit 1 if any page's tables are out of date")
-    args = parser.parse_args()
-    stale = []
-    for path in pages():
-        text = path.read_text()
-        fresh = render(text)
-        if fresh != text:
-            stale.append(path)
-            if not args.check:
-                path.write_text(fresh)
-        if BLOCK.search(text):
-            print(f"{path.relative_to(ROOT)}: {len(BLOCK.findall(text))} tables{' (stale)' if fresh != text else ''}")
-    if args.check and stale:
-        sys.exit(1)
-
-
-if __name__ == "__main__":
-    main()

@@ -1,0 +1,2 @@
+"""The generated worlds and stripped training files in ``benchmarks/data/``
+(``python -m benchmarks.generate.NAME --help``)."""
