@@ -2,6 +2,7 @@
 from the module that defines them, and ruff passes."""
 
 import ast
+import re
 import shutil
 import subprocess
 import sys
@@ -87,3 +88,57 @@ def test_programs_and_distill_imports_sort_with_promptmems():
         text=True,
     )
     assert result.returncode == 0, result.stdout[-2000:]
+
+
+BENCHMARK_KINDS = {"experiments", "faults", "generate", "system", "tables"}
+
+
+def test_benchmarks_are_packages_by_kind_run_as_modules():
+    # benchmarks/ holds folders by kind (and its data and results), no loose scripts; each folder
+    # of scripts is a package, so every script runs as `python -m benchmarks.KIND.NAME`
+    top = {p.name for p in (ROOT / "benchmarks").iterdir() if p.name != "__pycache__"}
+    assert top == BENCHMARK_KINDS | {"data", "results", "__init__.py", "README.md"}
+    for kind in BENCHMARK_KINDS:
+        assert (ROOT / "benchmarks" / kind / "__init__.py").is_file(), kind
+    pages = [ROOT / "README.md", *(ROOT / "docs").glob("*.md"), *(ROOT / "notebooks").glob("*.ipynb")]
+    scripts = [*(ROOT / "benchmarks").rglob("*.py"), *(ROOT / "benchmarks").rglob("*.sh")]
+    by_path = [p.relative_to(ROOT) for p in pages + scripts if re.search(r"python3? benchmarks/", p.read_text())]
+    assert not by_path, f"run benchmarks as modules (python -m benchmarks...), not by path: {by_path}"
+
+
+def sys_path_edits(source: str) -> list[str]:
+    """Where ``source`` changes the import path: ``sys.path`` assigned or mutated,
+    ``monkeypatch.syspath_prepend``, ``site.addsitedir`` (line: what)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        names = []
+        if isinstance(node, ast.Call):
+            names = [ast.unparse(node.func)]
+        elif isinstance(node, ast.Assign | ast.AugAssign):
+            names = [ast.unparse(t) for t in (node.targets if isinstance(node, ast.Assign) else [node.target])]
+        found += [
+            f"{node.lineno}: {name}"
+            for name in names
+            if name == "sys.path" or name.startswith("sys.path.") or name.endswith(("syspath_prepend", "addsitedir"))
+        ]
+    return found
+
+
+# tests that stand a temporary folder (tmp_path) for a user's own package, put on the path by
+# monkeypatch for the test alone: a plugin module, model part packages
+USER_PACKAGES = {"tests/test_extensions.py", "tests/test_local_models.py"}
+
+
+def test_no_file_in_tests_or_benchmarks_edits_sys_path():
+    # tests import the benchmarks as `benchmarks...` (pytest's pythonpath in pyproject), the
+    # benchmarks import the tests' harness as `tests...` (run from the root with python -m)
+    example = "import sys\nsys.path.insert(0, 'x')\nsys.path += ['y']\nmonkeypatch.syspath_prepend('z')\n"
+    assert len(sys_path_edits(example)) == 3
+    edits = []
+    for path in (p for folder in ("tests", "benchmarks") for p in sorted((ROOT / folder).rglob("*.py"))):
+        name = path.relative_to(ROOT).as_posix()
+        found = sys_path_edits(path.read_text())
+        if name in USER_PACKAGES:
+            found = [edit for edit in found if not edit.endswith(": monkeypatch.syspath_prepend")]
+        edits += [f"{name}:{edit}" for edit in found]
+    assert not edits, "import through the repository root instead:\n" + "\n".join(edits)
