@@ -7,13 +7,14 @@ from pathlib import Path
 
 from promptmem.signals.hindsight import hindsight_keep, hindsight_labels
 from promptmem.signals.hindsight_rows import actor_cases
-from promptmem.signals.inferred import InferredSuite, infer_streams, template_words
+from promptmem.signals.inferred import InferredSuite, infer_streams, subject_phrases, template_words
 from promptmem.suites import JsonlSuite
 
 DATA = Path(__file__).resolve().parent.parent / "benchmarks" / "data"
 HONEY = "How many jars of honey are left? Reply with a number."
 PROJECTOR = "Who has the projector now? Reply with the first name only."
 RICE = "How many bags of rice are left? Reply with a number."
+ALERT = "At what value does the memory alert fire now? Reply with a number."
 
 
 def task(i, observation, question=None, answer=None, meta=None):
@@ -77,6 +78,36 @@ def test_subjects_asked_in_any_training_stream_are_tracked_in_every_one(tmp_path
     assert tracked == {("t0", 2), ("t0", 4), ("t2", 1), ("t2", 2)}  # rice: asked in the other stream only
     keep = hindsight_keep(hindsight_labels(streams[0], suite), 800, "stated")
     assert keep["t0"] == [2, 4] and keep["t1"] == []  # risotto and the window cleaning are chatter here
+
+
+ALERT_STREAM = [
+    task(0, "Ops log:\n- The memory alert fires at 90%.\n- Current memory: 85%.\n- The error alert fires at 5%."),
+    task(1, "Hana: lunch is here.", ALERT, "90"),
+    task(2, "Shift notes:\n- New threshold for the memory alert: 70%.\n- Current memory: 60%.\n- Build 9798 passed."),
+    task(3, "Sven: +1", ALERT, "70"),
+]
+READINGS_STREAM = [
+    task(0, "Status:\n- Current memory: 75%.\n- The memory alert threshold is 80%.\n- The CPU alert fires at 95%."),
+    task(1, "Mei: The disk alert fires at 85%.", None),
+    task(2, "Mei: ack", None),
+]
+
+
+def test_a_subject_is_its_whole_phrase_not_its_rarest_word(tmp_path):
+    """The memory alert's phrase is what its question shares with both statements of its value
+    ("fire" is only in one): a reading of memory names "memory", the alert's rarest word (other
+    alerts make "alert" common), but is not the alert's threshold; other alerts are not it either."""
+    streams, suite = inferred(tmp_path, ALERT_STREAM, READINGS_STREAM)
+    pairs = [
+        (ALERT.lower(), "The memory alert fires at 90%."),
+        (ALERT.lower(), "New threshold for the memory alert: 70%."),
+    ]
+    assert subject_phrases(pairs, frozenset()) == {frozenset({"memory", "alert"})}
+    tracked = [{x.text for x in hindsight_labels(s, suite) if x.tracked} for s in streams]
+    assert tracked[0] == {"The memory alert fires at 90%.", "New threshold for the memory alert: 70%."}
+    assert tracked[1] == {"The memory alert threshold is 80%."}  # asked in the other stream; not "Current memory"
+    keep = hindsight_keep(hindsight_labels(streams[1], suite), 800, "stated")
+    assert keep == {"t0": [3], "t1": [], "t2": []}
 
 
 def test_question_kinds_come_from_the_wording_and_give_look_alikes(tmp_path):

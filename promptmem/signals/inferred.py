@@ -15,7 +15,10 @@ training streams themselves, and ``InferredSuite`` serves it to the hindsight la
 - **what the world tracks**: every statement naming a subject some question of the training
   streams asked about (digits read as ``#``: INC-9035 stands for every ticket), asked in this
   stream or not, unless it uses a word that five or more statements use and no answer-stating
-  one does ("lint warnings", "dashboard panels": what no question asks about);
+  one does ("lint warnings", "dashboard panels": what no question asks about). A statement
+  names a subject when it holds the subject's whole phrase: the words a question shares with
+  every statement that stated its answer ("memory alert", not "memory" alone: "Current memory:
+  85%" is a reading, not the alert's threshold);
 - **what kind of question it is** (``meta.kind``, where a task has none): the wording words it
   uses ("how many jars of honey are left? reply with a number" -> ``many+number+reply``), so
   that a newer note answering a question of the same kind is known as a look-alike.
@@ -123,9 +126,9 @@ def _origin(task: Task, shown: list[list[str]], q: int, vocabulary: Vocabulary) 
 
 def _evidence(
     stream: Stream, suite: Suite, shown: list[list[str]], vocabulary: Vocabulary
-) -> tuple[dict[int, Evidence], list[str]]:
+) -> tuple[dict[int, Evidence], list[tuple[str, str]]]:
     """The inferred evidence of each question of ``stream`` that needs memory, by index, and the
-    statements that stated their answers."""
+    statements that stated their answers (with the question's text)."""
     found: dict[int, Evidence] = {}
     stating = []
     history: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {}  # text -> answers, updates, stale
@@ -137,7 +140,7 @@ def _evidence(
         if origin is None:
             continue
         p, statement, subject = origin
-        stating.append(statement)
+        stating.append((_question_text(task), statement))
         answers, updates, stale = history.get(_question_text(task), (task.answer, (), ()))
         if set(answers) != set(task.answer):
             updates = (*updates, stream.tasks[p].id)
@@ -153,10 +156,22 @@ def _evidence(
     return found, stating
 
 
-def _tracked(text: str, asked: set[str], never: set[str]) -> bool:
-    """Whether a statement states a fact the world tracks (see the module)."""
+def subject_phrases(stating: Sequence[tuple[str, str]], wording: frozenset[str]) -> set[frozenset[str]]:
+    """The subjects asked about, each as its phrase: per question text, the subject words (digits
+    as ``#``) the question shares with every statement that stated its answer, from ``stating``'s
+    (question text, statement) pairs; a statement sharing none with its question gives none."""
+    shared: dict[str, list[set[str]]] = {}
+    for question, statement in stating:
+        words = shapes(subject_words(statement) & (subject_words(question) - wording))
+        shared.setdefault(question, []).extend([words] if words else [])
+    return {frozenset(set.intersection(*sets)) for sets in shared.values() if sets} - {frozenset()}
+
+
+def _tracked(text: str, asked: set[frozenset[str]], never: set[str]) -> bool:
+    """Whether a statement states a fact the world tracks (see the module): it holds the whole
+    phrase of a subject asked about, and no word of what no question asks."""
     words = shapes(subject_words(text))
-    return bool(words & asked) and not words & never
+    return any(phrase <= words for phrase in asked) and not words & never
 
 
 def _inferred_tasks(
@@ -187,8 +202,9 @@ def infer_streams(streams: Sequence[Stream], suite: Suite) -> list[Stream]:
     shown = {s.id: [statements(task.observation) for task in s.tasks] for s in streams}
     inferred = {s.id: _evidence(s, suite, shown[s.id], vocabulary) for s in streams}
     evidence = {stream_id: found for stream_id, (found, _) in inferred.items()}
-    stating = [text for _, texts in inferred.values() for text in texts]
-    asked = {word for text in stating for word in shapes(subject_words(text)) if word in _subject_shapes(evidence)}
+    pairs = [pair for _, texts in inferred.values() for pair in texts]
+    stating = [statement for _, statement in pairs]
+    asked = subject_phrases(pairs, vocabulary.wording)
     values = {w for s in streams for t in s.tasks for a in t.answer for w in shapes(subject_words(a))}
     never = _never_words(shown, stating) - values
     return [
@@ -200,16 +216,6 @@ def infer_streams(streams: Sequence[Stream], suite: Suite) -> list[Stream]:
         )
         for s in streams
     ]
-
-
-def _subject_shapes(evidence: dict[str, dict[int, Evidence]]) -> set[str]:
-    return {
-        w
-        for found in evidence.values()
-        for e in found.values()
-        for f in e.needed
-        for w in shapes(subject_words(f.subject))
-    }
 
 
 def _never_words(shown: dict[str, list[list[str]]], stating: list[str]) -> set[str]:
