@@ -1,13 +1,15 @@
 """What a distill run will do before it does it: the defaults that depend on the suite filled
-in (``resolved``) and each stage's minutes estimated from measured per-step rates (``plan``)."""
+in (``resolved``) and each stage's minutes estimated from measured per-step rates (``plan``),
+both read from the training and held-out suites built once (``Suites``) and passed on to the run."""
 
 from __future__ import annotations
 
 import sys
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from promptmem.distill.config import DistillConfig
 from promptmem.evaluate import EvalConfig, make_eval_suite
+from promptmem.tasks import Suite
 
 GENERATED = {"seed": 3000, "test_seed": 4000, "hindsight_streams": 12, "test_streams": 6}  # generated suites
 # seconds per unit on 2 CPU cores, 1.5B teacher and 0.5B student (benchmarks/results/
@@ -22,36 +24,53 @@ RATES = {
 }
 
 
-def _suite(config: DistillConfig, data: str | None):
+def _suite(config: DistillConfig, data: str | None) -> Suite:
     return make_eval_suite(EvalConfig(suite=config.suite, data=data, tasks=config.tasks, budget=config.budget))
 
 
-def resolved(config: DistillConfig) -> DistillConfig:
+@dataclass(frozen=True)
+class Suites:
+    """A distill run's suites, each built (its file read) once: the training streams' and the
+    held-out streams' (the same object when both come from one file)."""
+
+    train: Suite
+    test: Suite
+
+    @classmethod
+    def of(cls, config: DistillConfig) -> Suites:
+        train = _suite(config, config.data)
+        same = config.test_data is None or config.test_data == config.data
+        return cls(train, train if same else _suite(config, config.test_data))
+
+
+def resolved(config: DistillConfig, suites: Suites | None = None) -> DistillConfig:
     """``config`` with its suite-dependent defaults (None) filled in: from files, every training
     stream of ``data`` from ``seed`` (0) and every held-out stream of ``test_data`` (default: the
-    training file) from ``test_seed`` (0); generated streams, ``GENERATED``."""
-    suite = _suite(config, config.data)
-    if not suite.from_file:
+    training file) from ``test_seed`` (0); generated streams, ``GENERATED``. ``suites``: the
+    config's (default: built here)."""
+    suites = suites or Suites.of(config)
+    if not suites.train.from_file:
         return replace(config, **{key: value for key, value in GENERATED.items() if getattr(config, key) is None})
     seed = config.seed or 0
     test_seed = config.test_seed or 0
-    test_data = config.test_data or config.data
-    training = config.hindsight_streams or max(config.train_streams, len(suite.streams(sys.maxsize, seed=seed)))
-    held_out = config.test_streams or len(_suite(config, test_data).streams(sys.maxsize, seed=test_seed))
+    training = config.hindsight_streams or max(config.train_streams, len(suites.train.streams(sys.maxsize, seed=seed)))
+    held_out = config.test_streams or len(suites.test.streams(sys.maxsize, seed=test_seed))
     return replace(config, seed=seed, test_seed=test_seed, hindsight_streams=training, test_streams=held_out)
 
 
-def _tasks(config: DistillConfig, data: str | None, streams: int, seed: int) -> tuple[int, int]:
-    """(tasks, questions) of the first ``streams`` streams of ``data`` from ``seed``."""
-    chosen = _suite(config, data).streams(streams, seed=seed)
+def _tasks(suite: Suite, streams: int, seed: int) -> tuple[int, int]:
+    """(tasks, questions) of the first ``streams`` streams of ``suite`` from ``seed``."""
+    chosen = suite.streams(streams, seed=seed)
     return sum(len(s.tasks) for s in chosen), sum(t.is_question for s in chosen for t in s.tasks)
 
 
-def plan(config: DistillConfig) -> list[tuple[str, float]]:
-    """Each stage of a ``resolved`` config with its estimated minutes (``RATES``)."""
-    traced, questions = _tasks(config, config.data, config.train_streams, config.seed)
-    written, _ = _tasks(config, config.data, config.hindsight_streams, config.seed)
-    held_out, _ = _tasks(config, config.test_data or config.data, config.test_streams, config.test_seed)
+def plan(config: DistillConfig, suites: Suites | None = None) -> list[tuple[str, float]]:
+    """Each stage of a ``resolved`` config with its estimated minutes (``RATES``); ``suites``:
+    the config's (default: built here)."""
+    suites = suites or Suites.of(config)
+    traced, questions = _tasks(suites.train, config.train_streams, config.seed)
+    written, _ = _tasks(suites.train, config.hindsight_streams, config.seed)
+    held_out, _ = _tasks(suites.test, config.test_streams, config.test_seed)
     train = config.train
     rows = written + questions * (1 + len(config.actor_samplers))
     stages = [

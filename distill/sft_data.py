@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Collection, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import dspy
 
 from promptmem.files import write_text
 from promptmem.signals.hindsight_rows import ActorCase, mixed_writer_rows, sample_actor_rows
+from promptmem.signals.pipeline import Pipeline
 from promptmem.signals.traces import TraceRow, read_traces
-from promptmem.tasks import Suite
 
 Sampler = Callable[[], tuple[dspy.BaseLM, dspy.Adapter]]  # builds (LM, the adapter it runs with)
 
@@ -41,22 +42,17 @@ def write_rows(path: Path, rows: Sequence[TraceRow]) -> None:
 
 
 def sampled_actor_rows(
-    agent,
-    cases: Sequence[ActorCase],
-    suite: Suite,
-    samplers: dict[str, Sampler],
-    adapter: dspy.Adapter,
-    out: Path,
-    **sampling,
+    teacher: Pipeline, cases: Sequence[ActorCase], samplers: dict[str, Sampler], out: Path, **sampling
 ) -> dict[str, list[TraceRow]]:
     """Per model of ``samplers`` (built only when its file is missing), the right answers on
-    ``cases`` (``sample_actor_rows`` with ``sampling``), from ``out/actor-<model>.jsonl``."""
+    ``cases`` (``sample_actor_rows`` of the ``teacher`` pipeline on the model's LM and run
+    adapter, with ``sampling``), from ``out/actor-<model>.jsonl``."""
     found = {}
     for model, build in samplers.items():
         path = out / f"actor-{model}.jsonl"
         if not path.is_file():
             lm, run_adapter = build()
-            write_rows(path, sample_actor_rows(agent, cases, suite, lm, adapter, run_adapter=run_adapter, **sampling))
+            write_rows(path, sample_actor_rows(replace(teacher, lm=lm, run_adapter=run_adapter), cases, **sampling))
         found[model] = read_traces(path)
     return found
 

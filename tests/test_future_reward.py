@@ -13,7 +13,8 @@ from promptmem.programs import build_agent
 from promptmem.signals.future import eviction_steps, eviction_tasks, future_reward, needs_at_stake
 from promptmem.signals.hindsight import write_reward
 from promptmem.signals.hindsight_rows import hindsight_replay, writer_rows
-from promptmem.signals.role_rewards import RoleRewards, check_writer_reward
+from promptmem.signals.pipeline import Pipeline
+from promptmem.signals.role_rewards import RewardSettings, RoleRewards, check_writer_reward
 from promptmem.suites import SyntheticSuite
 from promptmem.tasks import Stream, Task
 
@@ -119,9 +120,8 @@ def test_grpo_groups_are_rerolled_from_one_snapshot_where_the_notes_are_full():
     rows = [
         r for r in writer_rows(agent, [stream], suite, budget, STUDENT, "stated") if (r.stream_id, r.task_id) in tasks
     ]
-    rewards = RoleRewards(
-        agent, rows, [stream], suite, None, STUDENT, writer_reward="future", hindsight_target="stated"
-    )
+    settings = RewardSettings(writer_reward="future", hindsight_target="stated")
+    rewards = RoleRewards(Pipeline(agent, suite, None, STUDENT), rows, [stream], settings)
     differ = 0
     for i, row in enumerate(rows):
         step = replay[row.position]  # the group's one snapshot: the notes a writer that knew the future holds
@@ -149,10 +149,8 @@ def test_the_future_reward_reads_its_horizon_at_the_trainers_step_and_needs_the_
         seen.append(step)
         return 2 if step < 5 else 5
 
-    rewards = RoleRewards(
-        agent, rows, [EVICTION], suite, None, STUDENT, writer_reward="future", hindsight_target="stated",
-        future_horizon=curriculum,
-    )  # fmt: skip
+    settings = RewardSettings(writer_reward="future", hindsight_target="stated", future_horizon=curriculum)
+    rewards = RoleRewards(Pipeline(agent, suite, None, STUDENT), rows, [EVICTION], settings)
     keep = json.dumps({"keep": [1]})
     assert rewards(None, [keep], [first]) == [1.0] and rewards(None, [keep], [first], trainer_state=Step()) == [0.5]
     assert seen == [0, 5]

@@ -24,7 +24,8 @@ from promptmem.lm.specs import LMConfig  # noqa: E402
 from promptmem.optimize.demos import hindsight_demos, with_demos  # noqa: E402
 from promptmem.programs import build_agent  # noqa: E402
 from promptmem.signals.hindsight_rows import actor_cases, writer_rows  # noqa: E402
-from promptmem.signals.role_rewards import RoleRewards  # noqa: E402
+from promptmem.signals.pipeline import Pipeline  # noqa: E402
+from promptmem.signals.role_rewards import RewardSettings, RoleRewards  # noqa: E402
 from promptmem.signals.traces import read_traces  # noqa: E402
 from promptmem.suites import make_suite  # noqa: E402
 
@@ -38,7 +39,8 @@ def test_a_grpo_step_of_the_test_student_on_the_dense_writer_reward_has_groups_t
     demos = hindsight_demos(suite.streams(2, seed=9), suite, suite.notes_budget, k=1)  # the format, shown once
     agent = with_demos(build_agent("seed", writer="select"), demos)
     rows = writer_rows(agent, [stream], suite, suite.notes_budget, STUDENT_FORMAT)
-    rewards = RoleRewards(agent, rows, [stream], suite, None, STUDENT_FORMAT, writer_reward="hindsight")
+    pipeline = Pipeline(agent, suite, None, STUDENT_FORMAT)
+    rewards = RoleRewards(pipeline, rows, [stream], RewardSettings(writer_reward="hindsight"))
     config = TrainConfig(
         grpo_steps=1,
         generations=4,

@@ -15,7 +15,8 @@ from promptmem.lm.specs import HF_PREFIX, adapter_for
 from promptmem.programs import build_agent
 from promptmem.signals.hindsight import by_task, hindsight_keep, hindsight_labels, write_reward
 from promptmem.signals.hindsight_rows import actor_cases, mixed_writer_rows, sample_actor_rows, writer_rows
-from promptmem.signals.role_rewards import RoleRewards, check_writer_reward
+from promptmem.signals.pipeline import Pipeline
+from promptmem.signals.role_rewards import RewardSettings, RoleRewards, check_writer_reward
 from promptmem.signals.traces import TraceRow, trace_stream
 from promptmem.suites import SyntheticSuite, make_suite
 from promptmem.tasks import Stream, Task
@@ -117,7 +118,7 @@ def test_rejection_sampling_keeps_only_right_answers_with_the_notes_shown():
     cases = actor_cases(PORTS, suite, budget=800)
     calls = []
     lm = dspy.LM("test/answers", engine=AnswerEngine("9100", calls), cache=False, temperature=0.0)  # right for t03
-    rows = sample_actor_rows(agent, cases, suite, lm, STUDENT, run_adapter=dspy.ChatAdapter(), samples=3)
+    rows = sample_actor_rows(Pipeline(agent, suite, lm, STUDENT, dspy.ChatAdapter()), cases, samples=3)
     assert [(r.task_id, r.role, r.predictor, r.score) for r in rows] == [("t03", "actor", "actor.predict", 1.0)]
     # t02: the greedy answer and two samples, all wrong; t03: right at once
     assert calls == [(0.0, None), (1.0, 1), (1.0, 2), (0.0, None)]
@@ -132,7 +133,8 @@ def test_the_dense_grpo_writer_reward_is_write_reward_on_the_rows_task():
     stream = suite.streams(1, seed=5)[0]
     agent = build_agent("seed", writer="select")
     rows = writer_rows(agent, [stream], suite, suite.notes_budget, STUDENT)
-    rewards = RoleRewards(agent, rows, [stream], suite, None, STUDENT, writer_reward="hindsight", waste_weight=0.25)
+    settings = RewardSettings(writer_reward="hindsight", waste_weight=0.25)
+    rewards = RoleRewards(Pipeline(agent, suite, None, STUDENT), rows, [stream], settings)
     labels = by_task(hindsight_labels(stream, suite))
     first = rows[0]
     shown = len(labels[first.task_id])

@@ -9,6 +9,7 @@ from conftest import ACTOR_KEY, WRITER_KEY
 from dspy.lm15 import Message, Response, TextPart, Usage, response_to_events
 
 from promptmem.programs.agent import build_agent
+from promptmem.signals.pipeline import Pipeline
 from promptmem.signals.traces import Sampling, export_traces, sampling_report
 from promptmem.suites import make_suite
 
@@ -61,17 +62,10 @@ def test_each_row_keeps_the_best_of_k_samples_and_the_report_gives_pass_at_1_and
         num_retries=0,
     )
     agent, adapter = build_agent("seed", "ops"), dspy.JSONAdapter()
-    plain = export_traces(agent, [stream], suite, lm, 800, adapter, tmp_path / "plain", show_progress=False)
+    teacher = Pipeline(agent, suite, lm, adapter)
+    plain = export_traces(teacher, [stream], 800, tmp_path / "plain", show_progress=False)
     sampled = export_traces(
-        agent,
-        [stream],
-        suite,
-        lm,
-        800,
-        adapter,
-        tmp_path / "sampled",
-        sampling=Sampling(samples=3),
-        show_progress=False,
+        teacher, [stream], 800, tmp_path / "sampled", sampling=Sampling(samples=3), show_progress=False
     )
     assert len(plain) == len(sampled) and all(not r.sample_rewards for r in plain)
 

@@ -33,7 +33,8 @@ from verifiers.v1.dialects.chat import message_to_wire
 from promptmem.evaluate import EvalConfig, make_eval_suite
 from promptmem.lm.engine import text_of
 from promptmem.programs.agent import in_process, resolve_agent
-from promptmem.signals.role_rewards import RoleRewards, check_one_call_writer
+from promptmem.signals.pipeline import Pipeline
+from promptmem.signals.role_rewards import RewardSettings, RoleRewards, check_one_call_writer
 from promptmem.signals.traces import TraceRow, trace_stream
 from promptmem.tasks import Stream, cap_observations
 
@@ -90,17 +91,11 @@ class Setup:
 
     def rewards(self, index: int, rows: list[TraceRow]) -> Rollout:
         """The rollout's rewards, by ``RoleRewards`` (GRPO's reward) on its own completions."""
-        judge = RoleRewards(
-            self.agent,
-            rows,
-            [self.streams[index]],
-            self.suite,
-            lm=None,
-            adapter=self.adapter,
-            horizon=self.horizon,
-            discovery_weight=0.0,
-        )
-        answers = [judge.reward(row, row.completion) for row in rows if row.role == "actor" and row.score is not None]
+        answered = [row for row in rows if row.role == "actor" and row.score is not None]
+        pipeline = Pipeline(self.agent, self.suite, None, self.adapter)
+        settings = RewardSettings(horizon=self.horizon, discovery_weight=0.0)
+        judge = RoleRewards(pipeline, answered, [self.streams[index]], settings)
+        answers = [judge.reward(row, row.completion) for row in answered]
         writes = [
             value
             for row in rows

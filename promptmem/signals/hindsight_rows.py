@@ -31,6 +31,7 @@ from promptmem.programs.select import SelectWriter, numbered, statements
 from promptmem.recall import line_holds
 from promptmem.runner import when_of
 from promptmem.signals.hindsight import StatementLabel, by_task, hindsight_keep, hindsight_labels, question_kind
+from promptmem.signals.pipeline import Pipeline
 from promptmem.signals.traces import TraceRow
 from promptmem.tasks import Stream, Suite, Task
 
@@ -171,24 +172,21 @@ def _actor_calls(agent, task: Task, notes: str, lm: dspy.BaseLM) -> tuple[str, l
 
 
 def sample_actor_rows(
-    agent,
+    pipeline: Pipeline,
     cases: Sequence[ActorCase],
-    suite: Suite,
-    lm: dspy.BaseLM,
-    adapter: dspy.Adapter,
     *,
-    run_adapter: dspy.Adapter | None = None,
     samples: int = 4,
     temperature: float = 1.0,
     threshold: float = 1.0,
 ) -> list[TraceRow]:
-    """Rejection sampling of the actor on ``cases``: the greedy answer under ``lm`` (run with
-    ``run_adapter``, default ``adapter``), then up to ``samples - 1`` more at ``temperature``
-    (seeds 1, 2, …) until one scores at least ``threshold``; that answer's calls become rows
-    rendered by ``adapter``, with the case's notes. A case with no right answer has none."""
+    """Rejection sampling of the pipeline's actor on ``cases``: the greedy answer under its LM
+    (run with its run adapter), then up to ``samples - 1`` more at ``temperature`` (seeds 1, 2,
+    …) until one scores at least ``threshold``; that answer's calls become rows rendered by its
+    ``adapter``, with the case's notes. A case with no right answer has none."""
+    agent, suite, lm, adapter = pipeline.agent, pipeline.suite, pipeline.lm, pipeline.adapter
     names = {id(predictor): name for name, predictor in agent.named_predictors()}
     rows = []
-    with dspy.context(adapter=run_adapter or adapter):
+    with dspy.context(adapter=pipeline.runs_with):
         for case in cases:
             task = case.step.task
             for seed in range(samples):

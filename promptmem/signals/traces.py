@@ -31,6 +31,7 @@ from promptmem.memory import InMemoryStore, Note, Snapshot
 from promptmem.progress import task_bar
 from promptmem.roles import OneCallWriter, role_of
 from promptmem.runner import run_task
+from promptmem.signals.pipeline import Pipeline
 from promptmem.signals.reward_terms import WriterState, writer_recall
 from promptmem.tasks import Stream, Suite
 
@@ -218,35 +219,32 @@ def _realized_credit(row: TraceRow, answered: list[tuple[int, float]], k: int) -
 
 
 def export_traces(
-    agent,
+    pipeline: Pipeline,
     streams: list[Stream],
-    suite: Suite,
-    lm: dspy.BaseLM,
     budget: int,
-    adapter: dspy.Adapter,
     out: str | Path,
     *,
     horizon: int = 3,
-    run_adapter: dspy.Adapter | None = None,
     sampling: Sampling = Sampling(),
     show_progress: bool = True,
 ) -> list[TraceRow]:
     """Trace every stream into ``out/<stream>.jsonl`` (streams already there are read, not
-    rerun) and return all rows. ``adapter`` formats the rows (the student's format);
-    ``run_adapter`` runs the teacher (default: the same); ``sampling``: rejection sampling."""
+    rerun) and return all rows: the ``pipeline``'s agent run on its LM (with its run adapter),
+    the rows formatted by its ``adapter`` (the student's format); ``sampling``: rejection
+    sampling."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     pending = [stream for stream in streams if not (out / f"{safe_name(stream.id)}.jsonl").is_file()]
     with task_bar(show_progress) as progress:
         bar = progress.add_task(f"tracing {len(pending)} streams", total=sum(len(s.tasks) for s in pending))
         for stream in pending:
-            with dspy.context(lm=lm, adapter=run_adapter or adapter):
+            with pipeline.running():
                 traced = trace_stream(
-                    agent,
+                    pipeline.agent,
                     stream,
-                    suite,
+                    pipeline.suite,
                     budget,
-                    adapter,
+                    pipeline.adapter,
                     horizon,
                     on_task=lambda: progress.advance(bar),
                     sampling=sampling,
