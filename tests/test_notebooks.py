@@ -8,6 +8,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from benchmarks.tables.learning import distill_worlds, own_worlds
+
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 pytestmark = pytest.mark.local_model
@@ -59,12 +61,20 @@ def test_distill_notebook_runs(tmp_path, monkeypatch):
     pytest.importorskip("trl", reason="the distill extra is not installed")
     outputs = execute("02_distill_poc.ipynb", tmp_path, monkeypatch)
     shown = texts(outputs)
-    published = json.loads((RESULTS / "distill.json").read_text())["comparison"]
-    assert f"| teacher | {published['teacher']['score']:.3f} |" in shown
-    assert f"| student+grpo | {published['student+grpo']['score']:.3f} |" in shown
+    # part 1: the README's worlds table, every world's paired difference, then the earlier runs
+    assert distill_worlds() in shown
+    for world in own_worlds():
+        p = world["paired"]
+        assert (
+            f"{world['world']} (annotations: {world['annotations']}): {p['diff']:+.3f} [{p['ci_low']:+.3f}, " in shown
+        )
+    earlier = json.loads((RESULTS / "distill.json").read_text())["comparison"]
+    assert "| distill (earlier recipe) | teacher's traces |" in shown
+    assert f"| {earlier['teacher']['score']:.3f} | {earlier['student+grpo']['score']:.3f} |" in shown
     hindsight = json.loads((RESULTS / "distill_hindsight_synthetic.json").read_text())["comparison"]
     paired = hindsight["student+grpo"]["paired"]["teacher"]
-    assert f"| synthetic | student+grpo vs teacher | {paired['diff']:+.3f} |" in shown
+    assert "| synthetic | needed | 2 streams |" in shown
+    assert f"{paired['diff']:+.3f} [{paired['ci_low']:+.3f}, {paired['ci_high']:+.3f}] | {paired['wins']} / " in shown
     # the live run: every stage ran; teacher vs the student after SFT and GRPO, with paired statistics
     run = tmp_path / "run"
     assert (run / "sft" / "model" / "config.json").exists() and (run / "grpo" / "model" / "config.json").exists()
@@ -72,4 +82,4 @@ def test_distill_notebook_runs(tmp_path, monkeypatch):
     assert set(comparison) == {"teacher", "student+grpo"}
     assert comparison["student+grpo"]["paired"]["teacher"]["questions"] >= 1
     assert "| student+grpo vs teacher |" in shown
-    assert images(outputs) >= 4  # hindsight runs, teacher vs students, the GRPO curve, the live comparison
+    assert images(outputs) >= 2  # teacher vs student per world, the live comparison

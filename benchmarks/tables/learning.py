@@ -230,41 +230,58 @@ OWN_WORLDS = (  # the published runs before the CLI recorded them (Q8_0 rows by 
 )
 
 
-def _world_row(world: str, annotations: str, teacher: dict, student: dict, paired: dict, recipe: str) -> list[str]:
+def own_worlds() -> list[dict]:
+    """Each world's distilled 0.5B student (Q8_0) against its 1.5B teacher held out, in the worlds
+    table's order (the published runs, then every ``distill_own_*`` file): ``world``,
+    ``annotations``, the ``teacher`` and ``student`` rows, their ``paired`` statistics (student
+    minus teacher) and what ``reproduce``s the run (notebook 02 plots these)."""
+    worlds = []
+    for world, annotated, name, recipe in OWN_WORLDS:
+        run = load(name)
+        student = run["student_q8_0"]
+        worlds.append(
+            {
+                "world": world,
+                "annotations": annotated,
+                "teacher": run["comparison"]["teacher"],
+                "student": student,
+                "paired": student["paired_vs_teacher"],
+                "reproduce": recipe,
+            }
+        )
+    for path in sorted(RESULTS.glob("distill_own_*.json")):
+        run = load(path.stem)
+        worlds.append(
+            {
+                "world": run["world"],
+                "annotations": run["annotations"],
+                "teacher": run["comparison"]["teacher"],
+                "student": run["comparison"][run["student"]],
+                "paired": run["vs_teacher"],
+                "reproduce": f"benchmarks/results/{path.name}",
+            }
+        )
+    return worlds
+
+
+def _world_row(w: dict) -> list[str]:
+    teacher, student, paired = w["teacher"], w["student"], w["paired"]
     return [
-        world,
-        annotations,
+        w["world"],
+        w["annotations"],
         f"{teacher['score']:.3f}",
         f"{student['score']:.3f}",
         f"{paired['diff']:+.3f} [{paired['ci_low']:+.3f}, {paired['ci_high']:+.3f}]",
         f"{paired['wins']} / {paired['losses']}",
         f"{student['seconds_per_task']:.1f} / {teacher['seconds_per_task']:.1f}",
-        recipe,
+        w["reproduce"],
     ]
 
 
 def distill_worlds() -> str:
     """Each world's distilled 0.5B student (Q8_0) against its 1.5B teacher held out, with how the
     training file was annotated and the recipe that reproduces it."""
-    rows = []
-    for world, annotated, name, recipe in OWN_WORLDS:
-        run = load(name)
-        student = run["student_q8_0"]
-        rows.append(
-            _world_row(world, annotated, run["comparison"]["teacher"], student, student["paired_vs_teacher"], recipe)
-        )
-    for path in sorted(RESULTS.glob("distill_own_*.json")):
-        run = load(path.stem)
-        rows.append(
-            _world_row(
-                run["world"],
-                run["annotations"],
-                run["comparison"]["teacher"],
-                run["comparison"][run["student"]],
-                run["vs_teacher"],
-                f"benchmarks/results/{path.name}",
-            )
-        )
+    rows = [_world_row(w) for w in own_worlds()]
     header = [
         "world",
         "annotations",
