@@ -1,11 +1,11 @@
 """Faults survived: SIGKILL at random moments of eval, LoCoMo, optimize and distill runs, a failing hosted
-LM server (every fault kind of tests/fake_openai.py, 400 and 422 included), every adversarial input
+LM server (every fault kind of tests/helpers/fake_openai.py, 400 and 422 included), every adversarial input
 of issue #28, the careless-user cases of issue #42 and the earlier malformed-file probes.
 Writes benchmarks/results/faults.json.
 
-Kills use the test harness (tests/kill_harness.py: scripted LMs, a subprocess per run); each
+Kills use the test harness (tests/helpers/kill_harness.py: scripted LMs, a subprocess per run); each
 killed run is rerun to the end and compared with an uninterrupted one, and an eval kill counts
-the tasks it lost (started, not kept). Server faults run `evaluate` against tests/fake_openai.py
+the tasks it lost (started, not kept). Server faults run `evaluate` against tests/helpers/fake_openai.py
 with every fault kind, then rerun it against a healthy server. The input cases
 (benchmarks/faults/cases.py, on the harness of benchmarks/faults/bench.py) run the command line in-process.
 
@@ -25,8 +25,8 @@ from pathlib import Path
 
 from benchmarks.faults.cases import fault_cases
 from promptmem.files import write_json
-from tests.fake_openai import FAULTS, KEY, FakeOpenAI, reply
-from tests.kill_harness import EVALS, kill_and_resume, prepare, results, run
+from tests.helpers.fake_openai import FAULTS, KEY, FakeOpenAI, reply
+from tests.helpers.kill_harness import EVALS, kill_and_resume, prepare, results, run
 
 
 def kills(target: str, count: int, seed: int, root: Path) -> dict:

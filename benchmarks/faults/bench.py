@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from promptmem.cli import app
 from promptmem.memory import Op
 from promptmem.memory.sqlite import SQLiteStore
-from tests.fake_openai import FakeOpenAI
+from tests.helpers.fake_openai import FakeOpenAI
 
 WIDE = {"COLUMNS": "2000"}  # one message, one line
 # secrets the cases plant (the API key, passwords in --api-base URLs): none may be printed or written

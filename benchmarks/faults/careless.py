@@ -17,7 +17,7 @@ from promptmem.cli import app
 from promptmem.rundir import run_lock
 
 ISSUE = "42"
-SECRET = "hunter2-secret-0042"  # a password in --api-base; the API key is tests/fake_openai.py's KEY
+SECRET = "hunter2-secret-0042"  # a password in --api-base; the API key is tests/helpers/fake_openai.py's KEY
 
 
 def _finished(bench: Bench, *args: str) -> Path:

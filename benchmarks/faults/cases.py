@@ -40,7 +40,7 @@ from promptmem.files import safe_name
 from promptmem.lm.cores import rival_processes, shared_cores_warning
 from promptmem.programs import build_agent, save_agent
 from promptmem.rundir import run_lock
-from tests.fake_openai import KEY, FakeOpenAI, reply
+from tests.helpers.fake_openai import KEY, FakeOpenAI, reply
 
 
 def _no_key(bench: Bench):

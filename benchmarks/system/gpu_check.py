@@ -11,7 +11,7 @@
    without them the stage is recorded as skipped.
 
 The student: ``scratch`` (a Qwen2-architecture model with random weights and a tokenizer trained
-from synthetic-suite text, made by ``tests/scratch_student.py``: no download), or an alias or
+from synthetic-suite text, made by ``tests/helpers/scratch_student.py``: no download), or an alias or
 path that ``promptmem distill --student`` takes (qwen-0.5b, qwen-4b when in the HF cache, …).
 Writes OUT/gpu_check.json: device, dtype, student size, seconds per SFT and GRPO step, the
 pipeline's seconds per step of each stage, flat GRPO groups and held-out rows, wall time.
@@ -37,7 +37,7 @@ from promptmem.distill.training import TrainConfig, grpo, logged_steps, sft
 from promptmem.files import write_json
 from promptmem.suites import make_suite
 
-SCRATCH_STUDENT = ROOT / "tests" / "scratch_student.py"
+SCRATCH_STUDENT = ROOT / "tests" / "helpers" / "scratch_student.py"
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,7 @@ def question_rows(count: int) -> list[Row]:
 
 def scratch_student(out: Path, args: argparse.Namespace) -> Path:
     """The tests' scratch student at ``out``, ``args.hidden`` wide and ``args.layers`` deep, made
-    by running tests/scratch_student.py (a command: benchmarks import nothing from tests/)."""
+    by running tests/helpers/scratch_student.py (a command: benchmarks import nothing from tests/)."""
     size = ["--hidden", args.hidden, "--layers", args.layers, "--heads", args.heads, "--vocab", 4000]
     subprocess.run([sys.executable, str(SCRATCH_STUDENT), str(out), *map(str, size)], check=True)
     return out

@@ -1,0 +1,1 @@
+"""The commands: options declared once, one meaning per name, recipe files, `promptmem memory`."""

@@ -1,0 +1,1 @@
+"""promptmem.integrations: the real mem0 and the verifiers export."""

@@ -1,0 +1,1 @@
+"""promptmem.lm: the embedded models, llama.cpp (grammar, server, prefix reuse), cores."""

@@ -1,0 +1,1 @@
+"""promptmem.memory: the store protocol, the SQLite store, ranking, embeddings, shared stores."""

@@ -1,0 +1,1 @@
+"""promptmem.optimize: GEPA, the proposer, windows, demonstrations, tune."""

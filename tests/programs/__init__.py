@@ -1,0 +1,1 @@
+"""programs/ (promptmem.programs): the actor, the writers, the agents and baselines."""

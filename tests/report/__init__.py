@@ -1,0 +1,1 @@
+"""promptmem.report: the run story, the HTML report, the terminal summary."""

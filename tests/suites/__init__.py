@@ -1,0 +1,1 @@
+"""promptmem.suites: synthetic, JSONL, LoCoMo, the generated worlds, hostile input, evidence."""
