@@ -143,3 +143,31 @@ def test_no_file_in_tests_or_benchmarks_edits_sys_path():
             found = [edit for edit in found if not edit.endswith(": monkeypatch.syspath_prepend")]
         edits += [f"{name}:{edit}" for edit in found]
     assert not edits, "import through the repository root instead:\n" + "\n".join(edits)
+
+
+TEST_FOLDERS = {"core", "cli", "lm", "memory", "suites", "signals", "report", "optimize", "programs", "distill"}
+TEST_FOLDERS |= {"integrations", "meta", "helpers", "fixtures"}
+
+
+def test_tests_mirror_the_packages_and_share_through_helpers():
+    # a folder per package (core: promptmem/'s own modules), meta/ for the repository's checks,
+    # helpers/ for what tests share; every folder of code is a package, so `tests.helpers...`
+    # imports from the root and two folders may hold files of the same name
+    tests = ROOT / "tests"
+    folders = {p.name for p in tests.iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert folders == TEST_FOLDERS
+    assert not sorted(p.name for p in tests.glob("*.py") if p.name not in ("__init__.py", "conftest.py"))
+    for folder in TEST_FOLDERS - {"fixtures"}:
+        assert (tests / folder / "__init__.py").is_file(), folder
+    # a test module imports no other test module nor the conftest: what two files need is a helper
+    borrowed = []
+    for path in sorted(tests.rglob("test_*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom | ast.Import):
+                names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+                borrowed += [
+                    f"{path.relative_to(ROOT)}:{node.lineno}: {name}"
+                    for name in names
+                    if name.split(".")[-1].startswith("test_") or name.split(".")[-1] == "conftest"
+                ]
+    assert not borrowed, "move what test modules share to tests/helpers/:\n" + "\n".join(borrowed)
