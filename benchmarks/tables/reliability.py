@@ -65,6 +65,21 @@ def faults_inputs() -> str:
     return table(["input", "issue #28 item", "outcome", "handled"], rows)
 
 
+def reliability_line() -> str:
+    """The README's one line: the kills survived and the bad inputs handled, with what went wrong."""
+    data = load("faults")
+    kills = data["kills"].values()
+    inputs = data["inputs"]
+    return (
+        f"{sum(k['killed'] for k in kills)} runs SIGKILLed mid-run and rerun, "
+        f"{sum(k['results_lost'] for k in kills)} results lost; {len(data['server_faults'])} hosted-LM "
+        f"faults; {inputs['handled']} of {inputs['cases']} bad inputs handled, with "
+        f"{inputs['silent_wrong']} silently wrong, {inputs['secrets_written']} secrets written, "
+        f"{inputs['outside_out']} files written outside `--out` and {inputs['tracebacks']} tracebacks "
+        "(`python -m benchmarks.faults`).\n"
+    )
+
+
 def _input_counts(data: dict) -> str:
     """The all-cases line: handled of all, and (results written since issue #42) what went wrong."""
     line = f"{data['handled']} of {data['cases']} handled"

@@ -23,7 +23,16 @@ from benchmarks.tables.learning import (
     window_fidelity,
     writer_choices,
 )
-from benchmarks.tables.reliability import engine, faults, faults_inputs, grammar, hostile, oversubscription, store
+from benchmarks.tables.reliability import (
+    engine,
+    faults,
+    faults_inputs,
+    grammar,
+    hostile,
+    oversubscription,
+    reliability_line,
+    store,
+)
 from promptmem.report.comparison import paired_table
 
 BLOCK = re.compile(r"(<!-- results:(?P<name>[\w.-]+) -->\n)(?P<body>.*?)(<!-- /results -->)", re.DOTALL)
@@ -145,6 +154,7 @@ TABLES = {
     "mem0": synthetic("mem0"),
     "faults": faults,
     "faults_inputs": faults_inputs,
+    "reliability_line": reliability_line,
     "hostile": hostile,
     "engine": engine,
     "oversubscription": oversubscription,
