@@ -11,6 +11,7 @@ from promptmem.programs import build_agent, load_agent, save_agent
 from promptmem.programs.writers import OpsWriter, diff_ops, note_lines
 from promptmem.runner import run_stream
 from promptmem.tasks import Outcome, Task
+from tests.helpers.paths import FIXTURES
 from tests.helpers.scripted import raising_lm, scripted_lm
 
 TASK = Task("t1", "billing-api listens on port 8123", "Which port?", ("8123",), "exact")
@@ -199,3 +200,14 @@ def test_full_context_agent_fills_the_window(tmp_path):
     )
     assert report.config["budget"] == window_chars(lm_config) == (4096 - 256 - 700) * 3
     assert report.agent.final_notes_chars > 800  # more than the synthetic notes budget
+
+
+@pytest.mark.parametrize("writer", ["select", "ops"])
+def test_a_program_saved_before_the_second_house_pass_still_loads(writer):
+    # saved by the code at b7c28a5 (before the stage/rubric refactor), instructions evolved as GEPA's
+    path = FIXTURES / f"program_b7c28a5_{writer}.json"
+    agent = load_agent(path)
+    assert agent.writer_kind == writer
+    instructions = {name: p.signature.instructions for name, p in agent.named_predictors()}
+    assert instructions == {name: f"EVOLVED {name}: keep what later questions ask." for name in instructions}
+    assert set(instructions) == set(json.loads(path.read_text())["state"])
