@@ -9,11 +9,17 @@
     python -m benchmarks.experiments.distill runs/household-stated12 --world household --annotations full \\
         --out benchmarks/results/distill_own_household_annotated.json
 
+    promptmem distill --config recipes/transfer_to_oncall.yaml --out runs/transfer-oncall
+    python -m benchmarks.experiments.distill runs/transfer-oncall --world oncall --annotations none --transfer
+        # -> benchmarks/results/distill_transfer_oncall.json (trained without the world, issue 39 item 6)
+
 The file holds the run's resolved ``config`` and teacher LM (its ``config.json``), the
 ``comparison`` (teacher and students held out), the final student's paired statistics against
 the teacher under ``vs_teacher`` (``diff``, ``ci_low``, ``ci_high``, wins/losses), its card,
 ``annotations`` (what the training file carried: ``none`` for gold answers only) and each
-stage's seconds (``timings``, with their sum).
+stage's seconds (``timings``, with their sum). ``--transfer`` records a student trained on other
+worlds' streams and held out on ``--world`` (``recipes/transfer_to_*.yaml``) as benchmark
+``distill_transfer``, in its own file, out of the worlds table that reads ``distill_own_*``.
 """
 
 from __future__ import annotations
@@ -25,15 +31,16 @@ from pathlib import Path
 from benchmarks import RESULTS
 
 
-def record(run: Path, world: str, annotations: str) -> dict:
-    """The results file's content for the finished distill run in ``run``."""
+def record(run: Path, world: str, annotations: str, transfer: bool = False) -> dict:
+    """The results file's content for the finished distill run in ``run`` (``transfer``: trained
+    without ``world``)."""
     config = json.loads((run / "config.json").read_text())
     summary = json.loads((run / "summary.json").read_text())
     comparison = summary["comparison"]
     final = list(comparison)[-1]
     timings = summary["timings"]
     return {
-        "benchmark": "distill_own",
+        "benchmark": "distill_transfer" if transfer else "distill_own",
         "world": world,
         "annotations": annotations,
         "run": str(run),
@@ -61,10 +68,13 @@ def main() -> None:
     parser.add_argument(
         "--annotations", required=True, help="what the training file carried: none (gold answers only) | full | ..."
     )
-    parser.add_argument("--out", type=Path, help="default benchmarks/results/distill_own_<world>.json")
+    parser.add_argument(
+        "--transfer", action="store_true", help="the student never saw --world: trained on other worlds' streams"
+    )
+    parser.add_argument("--out", type=Path, help="default benchmarks/results/distill_{own,transfer}_<world>.json")
     args = parser.parse_args()
-    result = record(args.run, args.world, args.annotations)
-    out = args.out or RESULTS / f"distill_own_{args.world}.json"
+    result = record(args.run, args.world, args.annotations, args.transfer)
+    out = args.out or RESULTS / f"{result['benchmark']}_{args.world}.json"
     out.write_text(json.dumps(result, indent=1))
     vs = result["vs_teacher"]
     print(f"{out}: {result['student']} vs teacher {vs['diff']:+.3f} [{vs['ci_low']:+.3f}, {vs['ci_high']:+.3f}]")

@@ -1,7 +1,7 @@
 """Recipes: `promptmem distill --config FILE` reads a YAML file of DistillConfig fields (nested
 `train:` too), flags given on the command line override it, unknown keys and values outside a
 field's choices are refused with the same message from the CLI, a recipe file and Python; every
-DistillConfig field is a flag; the shipped recipes load."""
+DistillConfig field is a flag; the shipped recipes load, the transfer ones holding their world out."""
 
 import dataclasses
 import re
@@ -51,6 +51,13 @@ def test_every_distill_field_nested_ones_too_is_a_flag():
 def test_the_shipped_recipes_load(path):
     config = load_config(DistillConfig, path)
     assert config.hindsight_streams == 12 and config.train_streams == 2
+
+
+@pytest.mark.parametrize("world", ["household", "oncall"])
+def test_a_transfer_recipe_trains_without_the_world_it_holds_out(world):
+    config = load_config(DistillConfig, RECIPES / f"transfer_to_{world}.yaml")
+    assert config.data == f"benchmarks/data/transfer_without_{world}.jsonl"
+    assert config.test_data == f"benchmarks/data/{world}_heldout.jsonl" and config.hindsight_target == "inferred"
 
 
 def test_a_recipe_with_a_nested_section_and_flags_over_it(tmp_path, captured):
