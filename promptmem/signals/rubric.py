@@ -28,11 +28,11 @@ class Reward:
     weight: float = 1.0
     otherwise: Reward | None = None
 
-    def value(self, rollout: Rollout) -> tuple[str, float] | None:
-        """(the name of the reward that gave it, the unweighted value), or None."""
+    def value(self, rollout: Rollout) -> tuple[Reward, float] | None:
+        """(the reward that gave it: this one or an ``otherwise``, the unweighted value), or None."""
         found = self.fn(rollout)
         if found is not None:
-            return self.name, found
+            return self, found
         return self.otherwise.value(rollout) if self.otherwise else None
 
 
@@ -65,9 +65,9 @@ class Rubric:
             got = reward.value(rollout)
             if got is None:
                 continue
-            name, value = got
-            self.log.setdefault(name, []).append(value)
-            total += (reward.weight if name == reward.name else _weight(reward, name)) * value
+            giver, value = got
+            self.log.setdefault(giver.name, []).append(value)
+            total += giver.weight * value
         return total
 
     def take_means(self) -> dict[str, float]:
@@ -75,9 +75,3 @@ class Rubric:
         means = {name: mean(values) for name, values in self.log.items() if values}
         self.log.clear()
         return means
-
-
-def _weight(reward: Reward, name: str) -> float:
-    while reward.name != name:
-        reward = reward.otherwise
-    return reward.weight
