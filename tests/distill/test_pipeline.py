@@ -201,3 +201,19 @@ def test_resume_passes_over_a_checkpoint_a_kill_left_half_written(tmp_path):
         if state is not None:
             (folder / "trainer_state.json").write_text(state)
     assert last_complete_checkpoint(tmp_path) == str(tmp_path / "checkpoint-10")
+
+
+def test_sft_scoring_the_head_on_labelled_positions_only_changes_no_weight(run, tmp_path):
+    from contextlib import nullcontext
+    from unittest import mock
+
+    from promptmem.distill.training import sft
+
+    root = run[0]
+    rows = [row for path in sorted((root / "run" / "traces").glob("*.jsonl")) for row in read_traces(path)][:4]
+    train = TrainConfig(sft_epochs=1, sft_lr=3e-3, batch_size=2, save_steps=100, gradient_checkpointing=False)
+    compact = sft(root / "student", rows, tmp_path / "compact", train)
+    with mock.patch("promptmem.distill.training._head_on_labelled_positions", nullcontext):
+        every = sft(root / "student", rows, tmp_path / "every", train)
+    assert not differ(weights(compact), weights(every))
+    assert differ(weights(compact), weights(root / "student"))

@@ -1,7 +1,8 @@
 """The TRL trainer API that distill/training.py builds on, checked against the installed TRL: its
 dynamic sampling overrides GRPOTrainer's private ``_generate_and_score_completions(inputs)`` and
-reads ``_metrics``, ``num_generations`` and the batch's ``advantages``. When TRL moves any of
-these, this fails first, naming what moved (pyproject pins TRL below the next minor release)."""
+reads ``_metrics``, ``num_generations`` and the batch's ``advantages``; SFT sets the switch
+``trl.trainer.utils._use_triton`` that makes the fused LM head score labelled positions only. When
+TRL moves any of these, this fails first, naming what moved (pyproject pins TRL below the next minor release)."""
 
 import inspect
 
@@ -30,3 +31,11 @@ def test_the_installed_trl_is_inside_the_pinned_range():
     pinned = [r for extra in ("distill", "gpu") for r in project["optional-dependencies"][extra] if r.startswith("trl")]
     major, minor = (int(x) for x in trl.__version__.split(".")[:2])
     assert pinned and all("<1.17" in r for r in pinned) and (major, minor) < (1, 17), (pinned, trl.__version__)
+
+
+def test_sfts_fused_head_reads_the_switch_sft_sets_in_one_place():
+    from trl.trainer import utils
+
+    assert callable(getattr(utils, "_use_triton", None)), f"trl {trl.__version__}: trainer.utils._use_triton is gone"
+    reads = [line.strip() for line in inspect.getsource(utils).splitlines() if "_use_triton(" in line]
+    assert reads == ["compact = _use_triton(hidden_states.device)"], reads
