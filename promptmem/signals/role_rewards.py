@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
+from functools import partial
 
 from promptmem.programs.agent import one_call_writers
 from promptmem.programs.select import SelectWriter
@@ -208,16 +209,13 @@ class UnknownStatements:
 # the rubrics
 
 
-def _hindsight(settings: RewardSettings, suite: Suite) -> list[Reward]:
+def _labelled(settings: RewardSettings, suite: Suite, *, future: bool) -> list[Reward]:
+    """The select writer's kept numbers on their labels: per write (``hindsight``), or carried
+    over the next ``future_horizon`` tasks (``future``)."""
     labels = Labels(suite, settings.hindsight_target)
-    kept = Kept(labels, settings.waste_weight)
-    return [Reward("hindsight", kept), Reward("unknown_statements", UnknownStatements(labels), settings.parse_penalty)]
-
-
-def _future(settings: RewardSettings, suite: Suite) -> list[Reward]:
-    labels = Labels(suite, settings.hindsight_target)
-    kept = Kept(labels, settings.waste_weight, settings.future_horizon)
-    return [Reward("future", kept), Reward("unknown_statements", UnknownStatements(labels), settings.parse_penalty)]
+    kept = Kept(labels, settings.waste_weight, settings.future_horizon if future else None)
+    name = "future" if future else "hindsight"
+    return [Reward(name, kept), Reward("unknown_statements", UnknownStatements(labels), settings.parse_penalty)]
 
 
 def _recall(settings: RewardSettings, suite: Suite) -> list[Reward]:
@@ -232,8 +230,8 @@ def _credit(settings: RewardSettings, suite: Suite) -> list[Reward]:
 WRITER_REWARDS: dict[str, Callable[[RewardSettings, Suite], list[Reward]]] = {
     "recall": _recall,
     "credit": _credit,
-    "hindsight": _hindsight,
-    "future": _future,
+    "hindsight": partial(_labelled, future=False),
+    "future": partial(_labelled, future=True),
 }
 LABELLED_REWARDS = ("hindsight", "future")  # read the select writer's numbered statements' labels
 
