@@ -140,12 +140,13 @@ def _evidence(
         if origin is None:
             continue
         p, statement, subject = origin
-        stating.append((_question_text(task), statement))
-        answers, updates, stale = history.get(_question_text(task), (task.answer, (), ()))
+        question = _question_text(task)
+        stating.append((question, statement))
+        answers, updates, stale = history.get(question, (task.answer, (), ()))
         if set(answers) != set(task.answer):
             updates = (*updates, stream.tasks[p].id)
             stale = tuple(dict.fromkeys((*stale, *answers)))
-        history[_question_text(task)] = (task.answer, updates, stale)
+        history[question] = (task.answer, updates, stale)
         found[q] = Evidence(
             needed=tuple(Fact(answer, subject) for answer in task.answer),
             stated_in=(stream.tasks[p].id,),
