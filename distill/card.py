@@ -18,9 +18,8 @@ from promptmem.lm.specs import LMConfig
 
 def use_command(config: DistillConfig, spec: str) -> str:
     """The ``promptmem eval`` command that runs the seed agent with the student on the held-out streams."""
-    words = ["promptmem", "eval", "--lm", spec, "--suite", config.suite, "--writer", config.writer]
-    if config.test_data or config.data:
-        words += ["--data", config.test_data or config.data]
+    words = ["promptmem", "eval", "--lm", spec, "--suite", config.held_out_suite, "--writer", config.writer]
+    words += ["--data", config.held_out_data] if config.held_out_data else []
     return shlex.join(words)
 
 
@@ -40,7 +39,8 @@ def student_card(config: DistillConfig, teacher_lm: LMConfig, label: str, spec: 
             "streams": config.hindsight_streams,
         },
         "held_out": {
-            "data": config.test_data or config.data,
+            "suite": config.held_out_suite,
+            "data": config.held_out_data,
             "streams": paired["streams"],
             "questions": paired["questions"],
             "score": row["score"],

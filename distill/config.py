@@ -73,6 +73,10 @@ class DistillConfig:
     test_data: str | None = option(
         None, "jsonl, locomo: the held-out streams' file (default: the training file, from --test-seed).", path=True
     )
+    test_suite: str | None = option(
+        None,
+        "The suite the students are compared on, when it is not --suite (e.g. a jsonl training file of generated streams with its meta stripped, compared on the generated suite itself, scored as it scores); the notes budget is then its budget unless --budget says otherwise.",
+    )
     budget: int | None = option(None, "Notes budget in characters (default: the suite's).", min=1)
     samples: int = option(
         1,
@@ -171,3 +175,13 @@ class DistillConfig:
     def keep_target(self) -> str:
         """The hindsight keep-list target the labels are read with (``inferred`` labels are ``stated`` ones)."""
         return "stated" if self.hindsight_target == "inferred" else self.hindsight_target
+
+    @property
+    def held_out_suite(self) -> str:
+        """The suite the students are compared on: ``test_suite``, or the training suite."""
+        return self.test_suite or self.suite
+
+    @property
+    def held_out_data(self) -> str | None:
+        """The held-out streams' file: ``test_data``, or the training file when the held-out suite is the training one."""
+        return self.test_data or (self.data if self.held_out_suite == self.suite else None)

@@ -101,7 +101,12 @@ def _eval_configs(config: DistillConfig) -> tuple[EvalConfig, EvalConfig]:
         data=config.data,
         threads=1,
     )
-    held_out = {"streams": config.test_streams, "seed": config.test_seed, "data": config.test_data or config.data}
+    held_out = {
+        "suite": config.held_out_suite,
+        "streams": config.test_streams,
+        "seed": config.test_seed,
+        "data": config.held_out_data,
+    }
     return base, EvalConfig(**{**asdict(base), **held_out})
 
 

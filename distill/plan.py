@@ -24,38 +24,61 @@ RATES = {
 }
 
 
-def _suite(config: DistillConfig, data: str | None) -> Suite:
-    return make_eval_suite(EvalConfig(suite=config.suite, data=data, tasks=config.tasks, budget=config.budget))
+def _suite(config: DistillConfig, name: str, data: str | None, budget: int | None) -> Suite:
+    return make_eval_suite(EvalConfig(suite=name, data=data, tasks=config.tasks, budget=budget))
+
+
+def _given(value: int | None, default: int) -> int:
+    return default if value is None else value
 
 
 @dataclass(frozen=True)
 class Suites:
     """A distill run's suites, each built (its file read) once: the training streams' and the
-    held-out streams' (the same object when both come from one file)."""
+    held-out streams' (the same object when both come from one file). With a ``test_suite`` of
+    its own, the training suite keeps the notes budget of the held-out one (unless ``budget``)."""
 
     train: Suite
     test: Suite
 
     @classmethod
     def of(cls, config: DistillConfig) -> Suites:
-        train = _suite(config, config.data)
+        if config.held_out_suite != config.suite:
+            test = _suite(config, config.held_out_suite, config.test_data, config.budget)
+            return cls(_suite(config, config.suite, config.data, config.budget or test.notes_budget), test)
+        train = _suite(config, config.suite, config.data, config.budget)
         same = config.test_data is None or config.test_data == config.data
-        return cls(train, train if same else _suite(config, config.test_data))
+        return cls(train, train if same else _suite(config, config.suite, config.test_data, config.budget))
 
 
 def resolved(config: DistillConfig, suites: Suites | None = None) -> DistillConfig:
     """``config`` with its suite-dependent defaults (None) filled in: from files, every training
     stream of ``data`` from ``seed`` (0) and every held-out stream of ``test_data`` (default: the
-    training file) from ``test_seed`` (0); generated streams, ``GENERATED``. ``suites``: the
-    config's (default: built here)."""
+    training file) from ``test_seed`` (0); generated streams, ``GENERATED``. With a ``test_suite``
+    of its own, the notes ``budget`` is that suite's. ``suites``: the config's (default: built here)."""
     suites = suites or Suites.of(config)
-    if not suites.train.from_file:
-        return replace(config, **{key: value for key, value in GENERATED.items() if getattr(config, key) is None})
-    seed = config.seed or 0
-    test_seed = config.test_seed or 0
-    training = config.hindsight_streams or max(config.train_streams, len(suites.train.streams(sys.maxsize, seed=seed)))
-    held_out = config.test_streams or len(suites.test.streams(sys.maxsize, seed=test_seed))
-    return replace(config, seed=seed, test_seed=test_seed, hindsight_streams=training, test_streams=held_out)
+    if suites.train.from_file:
+        seed = _given(config.seed, 0)
+        training = config.hindsight_streams or max(
+            config.train_streams, len(suites.train.streams(sys.maxsize, seed=seed))
+        )
+    else:
+        seed, training = (
+            _given(config.seed, GENERATED["seed"]),
+            config.hindsight_streams or GENERATED["hindsight_streams"],
+        )
+    if suites.test.from_file:
+        test_seed = _given(config.test_seed, 0)
+        held_out = config.test_streams or len(suites.test.streams(sys.maxsize, seed=test_seed))
+    else:
+        test_seed, held_out = (
+            _given(config.test_seed, GENERATED["test_seed"]),
+            config.test_streams or GENERATED["test_streams"],
+        )
+    budget = config.budget if suites.test is suites.train else suites.train.notes_budget
+    return replace(
+        config, seed=seed, test_seed=test_seed, hindsight_streams=training, test_streams=held_out, budget=budget
+    )
 
 
 def _tasks(suite: Suite, streams: int, seed: int) -> tuple[int, int]:

@@ -43,6 +43,7 @@ AFTER_SFT_SETTINGS = (  # settings only GRPO and the comparison read; the SFT st
     "test_streams",
     "test_seed",
     "test_data",
+    "test_suite",
     "hindsight_streams",
     "grpo_streams",
     "train.grpo_steps",

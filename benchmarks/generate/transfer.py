@@ -2,8 +2,7 @@
 student on the other worlds' gold-answers-only training streams together, compare it with the
 1.5B teacher on the world it never saw (``recipes/transfer_to_<world>.yaml``).
 
-    python -m benchmarks.generate.transfer   # benchmarks/data/transfer_without_household.jsonl,
-                                             # benchmarks/data/transfer_without_oncall.jsonl
+    python -m benchmarks.generate.transfer   # benchmarks/data/transfer_without_{household,synthetic,oncall}.jsonl
 
 Each file interleaves the other worlds' training files stream by stream (one of each world in
 turn, in ``WORLDS`` order), so that the first streams a recipe takes (``hindsight_streams: 12``:
@@ -11,11 +10,9 @@ turn, in ``WORLDS`` order), so that the first streams a recipe takes (``hindsigh
 source files' own, unchanged: no meta, stream ids distinct across worlds (household-train-…,
 synthetic-s3000-…, oncall-train-…).
 
-Only household and on-call can be left out today. Leaving synthetic out needs a held-out
-synthetic JSONL scored like the synthetic suite, and writing synthetic streams to JSONL without
-their meta turns the suite's own scorer (the one value named) into ``contains``
-(``strip_meta.stripped_line``), so such a student would be measured on another scorer than the
-synthetic results; no such file is built.
+Every world can be left out: household and on-call are held out on their held-out files, synthetic
+on its generated held-out streams (``test_suite: synthetic``, scored by its own scorer, as the
+synthetic results are).
 """
 
 from __future__ import annotations
@@ -30,7 +27,6 @@ WORLDS = {  # each world's training file of gold answers only (strip_meta.py, on
     "synthetic": "synthetic_train_stripped.jsonl",
     "oncall": "oncall_train.jsonl",
 }
-LEFT_OUT = ("household", "oncall")  # the worlds with a held-out JSONL scored as their own suite
 
 
 def interleaved(files: list[Path]) -> list[str]:
@@ -55,7 +51,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=DATA, help="folder for the files")
     args = parser.parse_args()
-    for world in LEFT_OUT:
+    for world in WORLDS:
         write_transfer(world, out=args.out)
 
 

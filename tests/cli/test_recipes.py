@@ -15,6 +15,8 @@ from promptmem.cli import app
 from promptmem.cli_options import Options, cli_options
 from promptmem.config_files import ConfigFileError, load_config
 from promptmem.distill.config import DistillConfig
+from promptmem.distill.pipeline import _eval_configs
+from promptmem.distill.plan import Suites, resolved
 from promptmem.distill.training import TrainConfig
 from tests.helpers.paths import ROOT
 
@@ -53,11 +55,24 @@ def test_the_shipped_recipes_load(path):
     assert config.hindsight_streams == 12 and config.train_streams == 2
 
 
-@pytest.mark.parametrize("world", ["household", "oncall"])
+@pytest.mark.parametrize("world", ["household", "oncall", "synthetic"])
 def test_a_transfer_recipe_trains_without_the_world_it_holds_out(world):
     config = load_config(DistillConfig, RECIPES / f"transfer_to_{world}.yaml")
-    assert config.data == f"benchmarks/data/transfer_without_{world}.jsonl"
-    assert config.test_data == f"benchmarks/data/{world}_heldout.jsonl" and config.hindsight_target == "inferred"
+    assert config.data == f"benchmarks/data/transfer_without_{world}.jsonl" and config.hindsight_target == "inferred"
+    held_out = (world, None) if world == "synthetic" else ("jsonl", f"benchmarks/data/{world}_heldout.jsonl")
+    assert (config.held_out_suite, config.held_out_data) == held_out
+
+
+def test_the_stripped_synthetic_recipe_is_compared_on_the_annotated_recipes_held_out_streams():
+    """Trained on the file of gold answers, held out on the generated streams themselves: the same
+    streams, scorer and notes budget as the annotated recipe's comparison."""
+    stripped = resolved(load_config(DistillConfig, RECIPES / "synthetic_inferred.yaml"))
+    annotated = resolved(load_config(DistillConfig, RECIPES / "synthetic_stated12.yaml"))
+    assert (stripped.suite, stripped.held_out_suite, stripped.held_out_data) == ("jsonl", "synthetic", None)
+    assert dataclasses.replace(_eval_configs(stripped)[1], budget=None) == _eval_configs(annotated)[1]
+    suites = Suites.of(stripped)
+    assert suites.train.notes_budget == stripped.budget == Suites.of(annotated).test.notes_budget
+    assert [s.id for s in suites.train.streams(12)] == [s.id for s in Suites.of(annotated).train.streams(12, seed=3000)]
 
 
 def test_a_recipe_with_a_nested_section_and_flags_over_it(tmp_path, captured):
