@@ -16,8 +16,10 @@
 The file holds the run's resolved ``config`` and teacher LM (its ``config.json``), the
 ``comparison`` (teacher and students held out), the final student's paired statistics against
 the teacher under ``vs_teacher`` (``diff``, ``ci_low``, ``ci_high``, wins/losses), its card,
-``annotations`` (what the training file carried: ``none`` for gold answers only) and each
-stage's seconds (``timings``, with their sum). ``--transfer`` records a student trained on other
+``annotations`` (what the training file carried: ``none`` for gold answers only), each
+stage's seconds (``timings``, with their sum) and every row's score per held-out question
+(``question_scores``, ``stream/task``), so that students of two runs on the same held-out streams
+compare paired: ``--vs OTHER.json`` puts this student against OTHER's under ``vs_students``. ``--transfer`` records a student trained on other
 worlds' streams and held out on ``--world`` (``recipes/transfer_to_*.yaml``) as benchmark
 ``distill_transfer``, in its own file, out of the worlds table that reads ``distill_own_*``.
 """
@@ -26,9 +28,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 from pathlib import Path
 
 from benchmarks import RESULTS
+from promptmem.comparison import agent_results
+from promptmem.stats import compare_scores, question_scores
 
 
 def record(run: Path, world: str, annotations: str, transfer: bool = False) -> dict:
@@ -58,7 +63,22 @@ def record(run: Path, world: str, annotations: str, transfer: bool = False) -> d
         "actor_cases": summary["actor_cases"],
         "flat_share": summary["flat_share"],
         "grpo_rewards": summary["grpo_rewards"],
+        "question_scores": {label: _scores(run / "eval" / label) for label in comparison},
     }
+
+
+def _scores(row: Path) -> dict[str, float]:
+    """A comparison row's score per held-out question, keyed ``stream/task``."""
+    return {f"{stream}/{task}": score for (stream, task), score in question_scores(agent_results(row)).items()}
+
+
+def versus(result: dict, other: dict) -> dict:
+    """``result``'s student against ``other``'s (two results files of this script) on the held-out
+    questions both scored: paired statistics, ``other`` as run a."""
+    scores = [
+        {tuple(key.split("/")): v for key, v in r["question_scores"][r["student"]].items()} for r in (other, result)
+    ]
+    return {"results": other["run"], **compare_scores(*scores, random.Random(0)).to_json()}
 
 
 def main() -> None:
@@ -72,12 +92,22 @@ def main() -> None:
         "--transfer", action="store_true", help="the student never saw --world: trained on other worlds' streams"
     )
     parser.add_argument("--out", type=Path, help="default benchmarks/results/distill_{own,transfer}_<world>.json")
+    parser.add_argument(
+        "--vs",
+        type=Path,
+        action="append",
+        default=[],
+        help="another results file of this script held out on the same streams: its student against this one, paired, under vs_students",
+    )
     args = parser.parse_args()
     result = record(args.run, args.world, args.annotations, args.transfer)
+    result["vs_students"] = {path.stem: versus(result, json.loads(path.read_text())) for path in args.vs}
     out = args.out or RESULTS / f"{result['benchmark']}_{args.world}.json"
     out.write_text(json.dumps(result, indent=1))
     vs = result["vs_teacher"]
     print(f"{out}: {result['student']} vs teacher {vs['diff']:+.3f} [{vs['ci_low']:+.3f}, {vs['ci_high']:+.3f}]")
+    for name, vs in result["vs_students"].items():
+        print(f"  vs the student of {name}: {vs['diff']:+.3f} [{vs['ci_low']:+.3f}, {vs['ci_high']:+.3f}]")
 
 
 if __name__ == "__main__":
