@@ -157,7 +157,7 @@ def distill(
     _check_until(until)
     run = prepare(config, teacher_lm, Path(out), lm=lm, until=until, say=say)
     if teacher_from:
-        adopted = adopt_teacher_work(teacher_from, run.out, run.config, teacher_lm)
+        adopted = adopt_teacher_work(teacher_from, run.out, run.config, teacher_lm, run.test)
         say(f"teacher work from {teacher_from}: {', '.join(adopted) or 'none needed'}")
     work = Work()
     for name, stage in STAGES:

@@ -3,7 +3,9 @@ slowest stages of a CPU run (about an hour of one core on the household world) a
 on the teacher's settings, so a run that varies the student's training (hindsight target,
 streams, epochs, GRPO) adopts them from a finished run instead of redoing them; a run that
 varies only GRPO (or the comparison) adopts the SFT stage as well: the actor rows sampled for
-it and the SFT model."""
+it and the SFT model. Each is adopted on its own: a run on another training file (the same
+world's streams stripped of their meta, a transfer file) still adopts the teacher's row on the
+same held-out streams."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from promptmem.distill.timings import StageClock
+from promptmem.evaluate import EvalConfig
 from promptmem.files import RunDirError, read_json, write_json
 from promptmem.lm.specs import LMConfig
 from promptmem.rundir import CONFIG, changed_settings
@@ -56,7 +59,7 @@ AFTER_SFT_SETTINGS = (  # settings only GRPO and the comparison read; the SFT st
     "train.prompts_per_step",
     "train.max_resamples",
 )
-TEACHER_WORK = ("traces", "eval/teacher")
+TEACHER_ROW = "eval/teacher"
 ACTOR_SAMPLES = ("hindsight/actor-teacher.jsonl", "hindsight/actor-student.jsonl")
 SFT_WORK = (*ACTOR_SAMPLES, "sft")
 STAGES = {"traces": "traces", "sft": "sft", **dict.fromkeys(ACTOR_SAMPLES, "actor_samples")}  # work -> its timing
@@ -68,29 +71,31 @@ def sft_streams(settings: dict) -> int:
     return (settings.get("hindsight_streams") or settings["train_streams"]) - settings.get("grpo_streams", 0)
 
 
-def adopt_teacher_work(source: str | Path, out: Path, config, teacher_lm: LMConfig) -> list[str]:
-    """Copy ``source``'s ``traces/`` and ``eval/teacher/`` into ``out`` where ``out`` lacks
-    them, once ``source`` is known to have traced its teacher under this run's trace settings
-    (``TRACE_SETTINGS``) and teacher LM (threads may differ); a ``RunDirError`` names the
-    settings that differ. When every setting SFT reads matches too (all but
-    ``AFTER_SFT_SETTINGS``, with as many SFT streams), ``SFT_WORK`` is copied as well. The
-    adopted stages' timings are copied, marked ``adopted_from``; the held-out row is checked
-    again against its own ``config.json`` when ``evaluate`` resumes it. Returns the paths
-    copied."""
+def adopt_teacher_work(source: str | Path, out: Path, config, teacher_lm: LMConfig, held_out: EvalConfig) -> list[str]:
+    """Copy into ``out``, where ``out`` lacks them, what ``source`` (a distill run) did under this
+    run's settings: its ``traces/`` when it traced its teacher under this run's trace settings
+    (``TRACE_SETTINGS``) and teacher LM (threads may differ), with ``SFT_WORK`` when every
+    setting SFT reads matches too (all but ``AFTER_SFT_SETTINGS``, with as many SFT streams);
+    its held-out teacher row (``eval/teacher``) when that row ran this run's ``held_out`` config
+    and teacher LM. A ``RunDirError`` names the settings that differ when neither matches. The
+    adopted stages' timings are copied, marked ``adopted_from``. Returns the paths copied."""
     source = Path(source)
     stored = read_json(source / CONFIG, "--teacher-from must name a distill run's folder")
     if not isinstance(stored, dict) or "distill" not in stored:
         raise RunDirError(f"{source / CONFIG} is not a distill run's configuration")
     changed = changed_settings(stored, {"distill": config, "teacher_lm": teacher_lm})
-    if traced := [name for name in changed if name.startswith("teacher_lm.") or name.split(".")[1] in TRACE_SETTINGS]:
+    traced = [name for name in changed if name.startswith("teacher_lm.") or name.split(".")[1] in TRACE_SETTINGS]
+    row = _row_changes(source / TEACHER_ROW, held_out, teacher_lm)
+    if traced and row:
         raise RunDirError(
-            f"{source} traced its teacher under other settings (differs in: {', '.join(traced)}); "
-            "leave out --teacher-from to trace this run's teacher"
+            f"{source} traced its teacher under other settings (differs in: {', '.join(traced)}) and ran its "
+            f"held-out row under others ({', '.join(row)}); leave out --teacher-from to run this run's teacher"
         )
     before_sft = {name for name in changed if name.split(".", 1)[1] not in AFTER_SFT_SETTINGS}
     same_sft = not before_sft and sft_streams(stored["distill"]) == sft_streams(asdict(config))
+    work = (() if traced else ("traces", *(SFT_WORK if same_sft else ()))) + (() if row else (TEACHER_ROW,))
     copied = []
-    for name in TEACHER_WORK + (SFT_WORK if same_sft else ()):
+    for name in work:
         if (source / name).exists() and not (out / name).exists():
             (out / name).parent.mkdir(parents=True, exist_ok=True)
             (shutil.copytree if (source / name).is_dir() else shutil.copy2)(source / name, out / name)
@@ -98,6 +103,16 @@ def adopt_teacher_work(source: str | Path, out: Path, config, teacher_lm: LMConf
     if stages := {STAGES[name] for name in copied if name in STAGES}:
         _adopt_timings(source, out, stages)
     return copied
+
+
+def _row_changes(row: Path, held_out: EvalConfig, teacher_lm: LMConfig) -> list[str]:
+    """The settings in which the evaluate run ``row`` differs from ``held_out`` under ``teacher_lm``
+    (``["eval/teacher"]`` when there is no such run)."""
+    if not (row / CONFIG).is_file():
+        return [TEACHER_ROW]
+    stored = read_json(row / CONFIG, "the teacher's held-out row must be an evaluate run's folder")
+    sections = {"eval": held_out, "lm": teacher_lm}
+    return changed_settings({name: stored.get(name, {}) for name in sections}, sections)
 
 
 def _adopt_timings(source: Path, out: Path, stages: set[str]) -> None:

@@ -181,7 +181,7 @@ def distill_command(
     out: Path = typer.Option(Path("runs/distill"), help="Run directory; rerunning resumes every stage."),
     teacher_from: Path | None = typer.Option(
         None,
-        help="A finished distill run whose teacher traces and held-out teacher row this run starts from (refused unless traced under this run's teacher settings), and its SFT stage too where every setting SFT reads matches: vary the student's training without redoing the teacher, or GRPO without redoing SFT.",
+        help="A finished distill run whose teacher work this run starts from, each part where its settings match: the teacher's traces (this run's teacher and trace settings), its held-out row (the same held-out streams and teacher LM; e.g. a run on another training file of the same world), and its SFT stage where every setting SFT reads matches: vary the student's training without redoing the teacher, or GRPO without redoing SFT.",
     ),
 ) -> None:
     """Distill a teacher pipeline into a small open model: traces -> SFT -> GRPO -> comparison.

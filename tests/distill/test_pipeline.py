@@ -9,8 +9,10 @@ pytest.importorskip("trl", reason="the distill extra is not installed")
 
 from datasets import load_from_disk  # noqa: E402
 
-from promptmem.distill.pipeline import DistillConfig, distill  # noqa: E402
+from promptmem.distill.pipeline import DistillConfig, _eval_configs, distill  # noqa: E402
+from promptmem.distill.plan import resolved  # noqa: E402
 from promptmem.distill.sft_data import sft_rows  # noqa: E402
+from promptmem.distill.teacher_work import adopt_teacher_work  # noqa: E402
 from promptmem.distill.training import TrainConfig  # noqa: E402
 from promptmem.files import RunDirError  # noqa: E402
 from promptmem.lm.specs import LMConfig  # noqa: E402
@@ -112,7 +114,8 @@ def test_a_rerun_resumes_and_a_changed_config_is_refused(run):
 
 def test_a_run_adopts_the_teacher_work_of_a_run_traced_under_the_same_settings(run, tmp_path):
     """Another student training (fewer SFT epochs, more threads) starts from the finished run's
-    traces and teacher row without calling the teacher; another trace setting is refused."""
+    traces and teacher row without calling the teacher; under another trace setting only the
+    held-out row is adopted, and with other held-out streams too nothing is."""
     root, config, teacher, *_ = run
     other = DistillConfig(**{**config.__dict__, "train": TrainConfig(**{**config.train.__dict__, "sft_epochs": 1})})
     silent = raising_lm(AssertionError("adopted traces must not call the teacher"))
@@ -123,8 +126,12 @@ def test_a_run_adopts_the_teacher_work_of_a_run_traced_under_the_same_settings(r
     assert done["traces"] == sum(len(read_traces(p)) for p in (root / "run" / "traces").glob("*.jsonl"))
     row = "eval/teacher/report.json"
     assert (tmp_path / "new" / row).read_text() == (root / "run" / row).read_text()
-    with pytest.raises(RunDirError, match=r"differs in: distill\.horizon\)"):
-        distill(DistillConfig(**{**other.__dict__, "horizon": 5}), teacher, tmp_path / "x", teacher_from=root / "run")
+    retraced = resolved(DistillConfig(**{**other.__dict__, "horizon": 5}))
+    adopted = adopt_teacher_work(root / "run", tmp_path / "y", retraced, teacher, _eval_configs(retraced)[1])
+    assert adopted == ["eval/teacher"]
+    elsewhere = DistillConfig(**{**retraced.__dict__, "test_seed": 7})
+    with pytest.raises(RunDirError, match=r"differs in: distill\.horizon\) .*\(eval\.seed\)"):
+        distill(elsewhere, teacher, tmp_path / "x", teacher_from=root / "run")
 
 
 def test_trace_files_with_a_bad_line_name_the_line(tmp_path):
