@@ -75,7 +75,7 @@ def resolved(config: DistillConfig, suites: Suites | None = None) -> DistillConf
             _given(config.test_seed, GENERATED["test_seed"]),
             config.test_streams or GENERATED["test_streams"],
         )
-    budget = config.budget if suites.test is suites.train else suites.train.notes_budget
+    budget = config.budget if config.held_out_suite == config.suite else suites.train.notes_budget
     return replace(
         config, seed=seed, test_seed=test_seed, hindsight_streams=training, test_streams=held_out, budget=budget
     )
