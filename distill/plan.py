@@ -32,6 +32,18 @@ def _given(value: int | None, default: int) -> int:
     return default if value is None else value
 
 
+def _streams(
+    suite: Suite, seed: int | None, count: int | None, generated: tuple[str, str], at_least: int = 0
+) -> tuple[int, int]:
+    """(the first stream's seed, how many streams) of ``suite``, each None filled in: for a file,
+    stream 0 and every stream from the first (at least ``at_least``); for generated streams, the
+    ``GENERATED`` values named by ``generated``."""
+    if not suite.from_file:
+        return _given(seed, GENERATED[generated[0]]), count or GENERATED[generated[1]]
+    start = _given(seed, 0)
+    return start, count or max(at_least, len(suite.streams(sys.maxsize, seed=start)))
+
+
 @dataclass(frozen=True)
 class Suites:
     """A distill run's suites, each built (its file read) once: the training streams' and the
@@ -57,24 +69,10 @@ def resolved(config: DistillConfig, suites: Suites | None = None) -> DistillConf
     training file) from ``test_seed`` (0); generated streams, ``GENERATED``. With a ``test_suite``
     of its own, the notes ``budget`` is that suite's. ``suites``: the config's (default: built here)."""
     suites = suites or Suites.of(config)
-    if suites.train.from_file:
-        seed = _given(config.seed, 0)
-        training = config.hindsight_streams or max(
-            config.train_streams, len(suites.train.streams(sys.maxsize, seed=seed))
-        )
-    else:
-        seed, training = (
-            _given(config.seed, GENERATED["seed"]),
-            config.hindsight_streams or GENERATED["hindsight_streams"],
-        )
-    if suites.test.from_file:
-        test_seed = _given(config.test_seed, 0)
-        held_out = config.test_streams or len(suites.test.streams(sys.maxsize, seed=test_seed))
-    else:
-        test_seed, held_out = (
-            _given(config.test_seed, GENERATED["test_seed"]),
-            config.test_streams or GENERATED["test_streams"],
-        )
+    seed, training = _streams(
+        suites.train, config.seed, config.hindsight_streams, ("seed", "hindsight_streams"), config.train_streams
+    )
+    test_seed, held_out = _streams(suites.test, config.test_seed, config.test_streams, ("test_seed", "test_streams"))
     budget = config.budget if config.held_out_suite == config.suite else suites.train.notes_budget
     return replace(
         config, seed=seed, test_seed=test_seed, hindsight_streams=training, test_streams=held_out, budget=budget

@@ -93,7 +93,8 @@ def adopt_teacher_work(source: str | Path, out: Path, config, teacher_lm: LMConf
         )
     before_sft = {name for name in changed if name.split(".", 1)[1] not in AFTER_SFT_SETTINGS}
     same_sft = not before_sft and sft_streams(stored["distill"]) == sft_streams(asdict(config))
-    work = (() if traced else ("traces", *(SFT_WORK if same_sft else ()))) + (() if row else (TEACHER_ROW,))
+    work = [] if traced else ["traces", *(SFT_WORK if same_sft else ())]
+    work += [] if row else [TEACHER_ROW]
     copied = []
     for name in work:
         if (source / name).exists() and not (out / name).exists():
