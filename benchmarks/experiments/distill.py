@@ -18,9 +18,9 @@ The file holds the run's resolved ``config`` and teacher LM (its ``config.json``
 the teacher under ``vs_teacher`` (``diff``, ``ci_low``, ``ci_high``, wins/losses), its card,
 ``annotations`` (what the training file carried: ``none`` for gold answers only), each
 stage's seconds (``timings``, with their sum) and every row's score per held-out question
-(``question_scores``, ``stream/task``), so that students of two runs on the same held-out streams
-compare paired: ``--vs OTHER.json`` puts this student against OTHER's under ``vs_students``. ``--transfer`` records a student trained on other
-worlds' streams and held out on ``--world`` (``recipes/transfer_to_*.yaml``) as benchmark
+(``question_scores``: row, stream id, task id), so that students of two runs on the same
+held-out streams compare paired: ``--vs OTHER.json`` puts this student against OTHER's under
+``vs_students``. ``--transfer`` records a student trained on other worlds' streams and held out on ``--world`` (``recipes/transfer_to_*.yaml``) as benchmark
 ``distill_transfer``, in its own file, out of the worlds table that reads ``distill_own_*``.
 """
 
@@ -67,16 +67,20 @@ def record(run: Path, world: str, annotations: str, transfer: bool = False) -> d
     }
 
 
-def _scores(row: Path) -> dict[str, float]:
-    """A comparison row's score per held-out question, keyed ``stream/task``."""
-    return {f"{stream}/{task}": score for (stream, task), score in question_scores(agent_results(row)).items()}
+def _scores(row: Path) -> dict[str, dict[str, float]]:
+    """A comparison row's score per held-out question, by stream id, then task id."""
+    by_stream: dict[str, dict[str, float]] = {}
+    for (stream, task), score in question_scores(agent_results(row)).items():
+        by_stream.setdefault(stream, {})[task] = score
+    return by_stream
 
 
 def versus(result: dict, other: dict) -> dict:
     """``result``'s student against ``other``'s (two results files of this script) on the held-out
     questions both scored: paired statistics, ``other`` as run a."""
     scores = [
-        {tuple(key.split("/")): v for key, v in r["question_scores"][r["student"]].items()} for r in (other, result)
+        {(stream, task): v for stream, tasks in r["question_scores"][r["student"]].items() for task, v in tasks.items()}
+        for r in (other, result)
     ]
     return {"results": other["run"], **compare_scores(*scores, random.Random(0)).to_json()}
 
@@ -100,8 +104,11 @@ def main() -> None:
         help="another results file of this script held out on the same streams: its student against this one, paired, under vs_students",
     )
     args = parser.parse_args()
+    others = {path: json.loads(path.read_text()) for path in args.vs}
+    if unpaired := [str(path) for path, other in others.items() if "question_scores" not in other]:
+        parser.error(f"--vs {', '.join(unpaired)}: recorded without per-question scores, so nothing pairs with it")
     result = record(args.run, args.world, args.annotations, args.transfer)
-    result["vs_students"] = {path.stem: versus(result, json.loads(path.read_text())) for path in args.vs}
+    result["vs_students"] = {path.stem: versus(result, other) for path, other in others.items()}
     out = args.out or RESULTS / f"{result['benchmark']}_{args.world}.json"
     out.write_text(json.dumps(result, indent=1))
     vs = result["vs_teacher"]

@@ -4,13 +4,15 @@ so that the students of two runs held out on the same streams compare paired (``
 from benchmarks.experiments.distill import versus
 
 
-def results(run: str, scores: dict[str, float]) -> dict:
+def results(run: str, scores: dict[str, dict[str, float]]) -> dict:
     return {"run": run, "student": "student+grpo", "question_scores": {"teacher": {}, "student+grpo": scores}}
 
 
 def test_two_runs_students_compare_paired_on_the_questions_both_scored():
-    annotated = results("runs/a", {"s0/t01": 1.0, "s0/t02": 0.0, "s1/t01": 1.0, "s1/t05": 1.0})
-    stripped = results("runs/b", {"s0/t01": 1.0, "s0/t02": 1.0, "s1/t01": 0.0, "s1/t05": 1.0, "s2/t01": 1.0})
+    annotated = results("runs/a", {"s/0": {"t01": 1.0, "t02": 0.0}, "s/1": {"t01": 1.0, "t05": 1.0}})
+    stripped = results(
+        "runs/b", {"s/0": {"t01": 1.0, "t02": 1.0}, "s/1": {"t01": 0.0, "t05": 1.0}, "s/2": {"t01": 1.0}}
+    )
     vs = versus(stripped, annotated)
     assert vs["results"] == "runs/a" and (vs["questions"], vs["streams"]) == (4, 2)
     assert (vs["wins"], vs["losses"], vs["ties"]) == (1, 1, 2)
