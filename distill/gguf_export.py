@@ -9,6 +9,7 @@ metadata from; other checkpoints stay ``hf:PATH``.
 from __future__ import annotations
 
 import ctypes
+import logging
 import os
 from pathlib import Path
 
@@ -137,7 +138,8 @@ def named_file_type(name: str) -> int:
 
 def quantize(source: str | Path, out: str | Path, ftype: int, threads: int | None = None) -> Path:
     """Quantize the GGUF ``source`` to llama.cpp file type ``ftype`` (e.g. the teacher's, from
-    ``file_type``) with llama.cpp's quantizer. Written aside and renamed."""
+    ``file_type``) with llama.cpp's quantizer, which reports only its errors (its per-tensor log
+    is the ``llama-cpp-python`` logger's, held at ERROR meanwhile). Written aside and renamed."""
     import llama_cpp
 
     out = Path(out)
@@ -145,7 +147,14 @@ def quantize(source: str | Path, out: str | Path, ftype: int, threads: int | Non
     params = llama_cpp.llama_model_quantize_default_params()
     params.ftype = ftype
     params.nthread = threads or len(os.sched_getaffinity(0))
-    if llama_cpp.llama_model_quantize(str(source).encode(), str(partial).encode(), ctypes.byref(params)) != 0:
+    llama_log = logging.getLogger("llama-cpp-python")
+    level = llama_log.level
+    llama_log.setLevel(max(level, logging.ERROR))
+    try:
+        failed = llama_cpp.llama_model_quantize(str(source).encode(), str(partial).encode(), ctypes.byref(params))
+    finally:
+        llama_log.setLevel(level)
+    if failed:
         partial.unlink(missing_ok=True)
         raise ExportError(f"llama.cpp could not quantize {source} to file type {ftype}")
     os.replace(partial, out)

@@ -1,6 +1,8 @@
 """A trained student written back as a GGUF: the tiny embedded student round-trips through
 transformers and llama.cpp with the same greedy output, and llama.cpp's quantizer accepts it."""
 
+import logging
+
 import pytest
 
 pytest.importorskip("transformers")
@@ -10,7 +12,7 @@ pytestmark = pytest.mark.local_model
 PROMPT = "The three primary colors are"
 
 
-def test_a_student_exported_to_gguf_answers_as_the_checkpoint_does_and_quantizes(tmp_path):
+def test_a_student_exported_to_gguf_answers_as_the_checkpoint_does_and_quantizes(tmp_path, capsys):
     from llama_cpp import Llama
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -29,7 +31,11 @@ def test_a_student_exported_to_gguf_answers_as_the_checkpoint_does_and_quantizes
     served = Llama(model_path=str(exported), n_ctx=256, n_threads=1, verbose=False)
     assert served.create_completion(PROMPT, max_tokens=10, temperature=0)["choices"][0]["text"] == expected
 
+    llama_log = logging.getLogger("llama-cpp-python")
+    llama_log.setLevel(logging.NOTSET)  # as in a process that has not loaded a model quietly yet
+    capsys.readouterr()
     quantized = quantize(exported, tmp_path / "student-q.gguf", file_type(original))
+    assert "converting to" not in capsys.readouterr().err and llama_log.level == logging.NOTSET  # no per-tensor log
     assert file_type(quantized) == file_type(original) and quantized.stat().st_size < exported.stat().st_size / 3
     answer = Llama(model_path=str(quantized), n_ctx=256, n_threads=1, verbose=False).create_completion(
         PROMPT, max_tokens=10, temperature=0
