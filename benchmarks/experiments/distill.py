@@ -13,6 +13,11 @@
     python -m benchmarks.experiments.distill runs/transfer-oncall --world oncall --annotations none --transfer
         # -> benchmarks/results/distill_transfer_oncall.json (trained without the world, issue 39 item 6)
 
+    promptmem distill --config recipes/synthetic_inferred.yaml --writer-reward future \
+        --compare student+sft,student+grpo --out runs/synthetic-future
+    python -m benchmarks.experiments.distill runs/synthetic-future --world synthetic --annotations none --rl
+        # -> benchmarks/results/distill_rl_synthetic.json (what GRPO added to SFT, issue 40)
+
 The file holds the run's resolved ``config`` and teacher LM (its ``config.json``), the
 ``comparison`` (teacher and students held out), the final student's paired statistics against
 the teacher under ``vs_teacher`` (``diff``, ``ci_low``, ``ci_high``, wins/losses), its card,
@@ -20,8 +25,10 @@ the teacher under ``vs_teacher`` (``diff``, ``ci_low``, ``ci_high``, wins/losses
 stage's seconds (``timings``, with their sum) and every row's score per held-out question
 (``question_scores``: row, stream id, task id), so that students of two runs on the same
 held-out streams compare paired: ``--vs OTHER.json`` puts this student against OTHER's under
-``vs_students``. ``--transfer`` records a student trained on other worlds' streams and held out on ``--world`` (``recipes/transfer_to_*.yaml``) as benchmark
-``distill_transfer``, in its own file, out of the worlds table that reads ``distill_own_*``.
+``vs_students``. ``--transfer`` records a student trained on other worlds' streams and held
+out on ``--world`` (``recipes/transfer_to_*.yaml``) as benchmark ``distill_transfer``, in its own file, out of the worlds table that reads ``distill_own_*``;
+``--rl`` records a run that compared the student after SFT and after GRPO as ``distill_rl``, the
+second against the first under ``vs_sft`` (paired, with both notes recalls).
 """
 
 from __future__ import annotations
@@ -35,17 +42,19 @@ from benchmarks import RESULTS
 from promptmem.comparison import agent_results
 from promptmem.stats import compare_scores, question_scores
 
+SFT, GRPO = "student+sft", "student+grpo"  # the comparison rows of one run's students
 
-def record(run: Path, world: str, annotations: str, transfer: bool = False) -> dict:
-    """The results file's content for the finished distill run in ``run`` (``transfer``: trained
-    without ``world``)."""
+
+def record(run: Path, world: str, annotations: str, benchmark: str = "distill_own") -> dict:
+    """The results file's content for the finished distill run in ``run`` as ``benchmark``
+    (distill_transfer: trained without ``world``; distill_rl: with ``vs_sft``)."""
     config = json.loads((run / "config.json").read_text())
     summary = json.loads((run / "summary.json").read_text())
     comparison = summary["comparison"]
     final = list(comparison)[-1]
     timings = summary["timings"]
     return {
-        "benchmark": "distill_transfer" if transfer else "distill_own",
+        "benchmark": benchmark,
         "world": world,
         "annotations": annotations,
         "run": str(run),
@@ -75,14 +84,30 @@ def _scores(row: Path) -> dict[str, dict[str, float]]:
     return by_stream
 
 
+def _keyed(result: dict, row: str) -> dict[tuple[str, str], float]:
+    """A recorded row's per-question scores keyed by (stream id, task id)."""
+    return {(stream, task): v for stream, tasks in result["question_scores"][row].items() for task, v in tasks.items()}
+
+
 def versus(result: dict, other: dict) -> dict:
     """``result``'s student against ``other``'s (two results files of this script) on the held-out
     questions both scored: paired statistics, ``other`` as run a."""
-    scores = [
-        {(stream, task): v for stream, tasks in r["question_scores"][r["student"]].items() for task, v in tasks.items()}
-        for r in (other, result)
-    ]
+    scores = (_keyed(other, other["student"]), _keyed(result, result["student"]))
     return {"results": other["run"], **compare_scores(*scores, random.Random(0)).to_json()}
+
+
+def rl_versus_sft(result: dict) -> dict:
+    """What GRPO added (issue 40): the run's student after GRPO against the same run's student
+    after SFT alone on the same held-out questions (paired, the SFT student as run a), with each
+    one's notes recall; a ValueError when the run did not compare both."""
+    rows = result["comparison"]
+    if missing := [row for row in (SFT, GRPO) if row not in rows]:
+        raise ValueError(
+            f"{result['run']} compared {', '.join(rows)}, not {', '.join(missing)}: run it with --compare {SFT},{GRPO}"
+        )
+    stats = compare_scores(_keyed(result, SFT), _keyed(result, GRPO), random.Random(0)).to_json()
+    recall = {row: rows[row]["notes_recall"] for row in (SFT, GRPO)}
+    return {**stats, "notes_recall": recall, "notes_recall_gain": round(recall[GRPO] - recall[SFT], 4)}
 
 
 def main() -> None:
@@ -92,10 +117,23 @@ def main() -> None:
     parser.add_argument(
         "--annotations", required=True, help="what the training file carried: none (gold answers only) | full | ..."
     )
-    parser.add_argument(
-        "--transfer", action="store_true", help="the student never saw --world: trained on other worlds' streams"
+    kind = parser.add_mutually_exclusive_group()
+    kind.add_argument(
+        "--transfer",
+        action="store_const",
+        const="distill_transfer",
+        dest="benchmark",
+        default="distill_own",
+        help="the student never saw --world: trained on other worlds' streams",
     )
-    parser.add_argument("--out", type=Path, help="default benchmarks/results/distill_{own,transfer}_<world>.json")
+    kind.add_argument(
+        "--rl",
+        action="store_const",
+        const="distill_rl",
+        dest="benchmark",
+        help=f"what GRPO added: the run compared {SFT},{GRPO}; vs_sft holds the second against the first",
+    )
+    parser.add_argument("--out", type=Path, help="default benchmarks/results/distill_{own,transfer,rl}_<world>.json")
     parser.add_argument(
         "--vs",
         type=Path,
@@ -107,12 +145,19 @@ def main() -> None:
     others = {path: json.loads(path.read_text()) for path in args.vs}
     if unpaired := [str(path) for path, other in others.items() if "question_scores" not in other]:
         parser.error(f"--vs {', '.join(unpaired)}: recorded without per-question scores, so nothing pairs with it")
-    result = record(args.run, args.world, args.annotations, args.transfer)
+    result = record(args.run, args.world, args.annotations, args.benchmark)
+    if args.benchmark == "distill_rl":
+        try:
+            result["vs_sft"] = rl_versus_sft(result)
+        except ValueError as error:
+            parser.error(str(error))
     result["vs_students"] = {path.stem: versus(result, other) for path, other in others.items()}
     out = args.out or RESULTS / f"{result['benchmark']}_{args.world}.json"
     out.write_text(json.dumps(result, indent=1))
     vs = result["vs_teacher"]
     print(f"{out}: {result['student']} vs teacher {vs['diff']:+.3f} [{vs['ci_low']:+.3f}, {vs['ci_high']:+.3f}]")
+    if vs := result.get("vs_sft"):
+        print(f"  {GRPO} vs {SFT}: {vs['diff']:+.3f} [{vs['ci_low']:+.3f}, {vs['ci_high']:+.3f}]")
     for name, vs in result["vs_students"].items():
         print(f"  vs the student of {name}: {vs['diff']:+.3f} [{vs['ci_low']:+.3f}, {vs['ci_high']:+.3f}]")
 

@@ -1,7 +1,10 @@
 """A recorded distill run (``benchmarks.experiments.distill``) keeps its rows' per-question scores,
-so that the students of two runs held out on the same streams compare paired (``--vs``)."""
+so that the students of two runs held out on the same streams compare paired (``--vs``), and the
+student after GRPO compares with the same run's student after SFT (``--rl``)."""
 
-from benchmarks.experiments.distill import versus
+import pytest
+
+from benchmarks.experiments.distill import rl_versus_sft, versus
 
 
 def results(run: str, scores: dict[str, dict[str, float]]) -> dict:
@@ -17,3 +20,23 @@ def test_two_runs_students_compare_paired_on_the_questions_both_scored():
     assert vs["results"] == "runs/a" and (vs["questions"], vs["streams"]) == (4, 2)
     assert (vs["wins"], vs["losses"], vs["ties"]) == (1, 1, 2)
     assert (vs["mean_a"], vs["mean_b"], vs["diff"]) == (0.75, 0.75, 0.0) and vs["verdict"] == "within noise"
+
+
+def test_what_grpo_added_pairs_the_runs_two_students_and_their_notes_recall():
+    run = {
+        "run": "runs/rl",
+        "comparison": {"teacher": {}, "student+sft": {"notes_recall": 0.5}, "student+grpo": {"notes_recall": 0.625}},
+        "question_scores": {
+            "student+sft": {"s/0": {"t01": 0.0, "t02": 1.0}, "s/1": {"t01": 1.0}},
+            "student+grpo": {"s/0": {"t01": 1.0, "t02": 1.0}, "s/1": {"t01": 1.0}},
+        },
+    }
+    vs = rl_versus_sft(run)
+    assert (vs["mean_a"], vs["mean_b"], vs["wins"], vs["losses"]) == (0.75, 1.0, 1, 0)
+    assert vs["notes_recall"] == {"student+sft": 0.5, "student+grpo": 0.625} and vs["notes_recall_gain"] == 0.125
+
+
+def test_what_grpo_added_needs_both_students_compared():
+    run = {"run": "runs/grpo-only", "comparison": {"teacher": {}, "student+grpo": {}}, "question_scores": {}}
+    with pytest.raises(ValueError, match="student\\+sft: run it with --compare student\\+sft,student\\+grpo"):
+        rl_versus_sft(run)
