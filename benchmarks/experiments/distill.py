@@ -28,7 +28,8 @@ held-out streams compare paired: ``--vs OTHER.json`` puts this student against O
 ``vs_students``. ``--transfer`` records a student trained on other worlds' streams and held
 out on ``--world`` (``recipes/transfer_to_*.yaml``) as benchmark ``distill_transfer``, in its own file, out of the worlds table that reads ``distill_own_*``;
 ``--rl`` records a run that compared the student after SFT and after GRPO as ``distill_rl``, the
-second against the first under ``vs_sft`` (paired, with both notes recalls).
+second against the first under ``vs_sft`` (paired, with both notes recalls); a run that adopted
+its SFT stage (``--teacher-from``) pairs with that run's ``student+sft`` row instead.
 """
 
 from __future__ import annotations
@@ -84,30 +85,51 @@ def _scores(row: Path) -> dict[str, dict[str, float]]:
     return by_stream
 
 
-def _keyed(result: dict, row: str) -> dict[tuple[str, str], float]:
-    """A recorded row's per-question scores keyed by (stream id, task id)."""
-    return {(stream, task): v for stream, tasks in result["question_scores"][row].items() for task, v in tasks.items()}
+def _keyed(by_stream: dict[str, dict[str, float]]) -> dict[tuple[str, str], float]:
+    """Per-question scores by stream id, then task id, keyed by (stream id, task id)."""
+    return {(stream, task): v for stream, tasks in by_stream.items() for task, v in tasks.items()}
 
 
 def versus(result: dict, other: dict) -> dict:
     """``result``'s student against ``other``'s (two results files of this script) on the held-out
     questions both scored: paired statistics, ``other`` as run a."""
-    scores = (_keyed(other, other["student"]), _keyed(result, result["student"]))
+    scores = (_keyed(r["question_scores"][r["student"]]) for r in (other, result))
     return {"results": other["run"], **compare_scores(*scores, random.Random(0)).to_json()}
 
 
-def rl_versus_sft(result: dict) -> dict:
-    """What GRPO added (issue 40): the run's student after GRPO against the same run's student
-    after SFT alone on the same held-out questions (paired, the SFT student as run a), with each
-    one's notes recall; a ValueError when the run did not compare both."""
-    rows = result["comparison"]
-    if missing := [row for row in (SFT, GRPO) if row not in rows]:
+def _sft_student(result: dict) -> tuple[dict, dict, str]:
+    """The SFT student the GRPO student compares with: the run's own ``student+sft`` row, or,
+    where the run adopted its SFT stage (``--teacher-from``), the row of the same model in the run
+    it came from; (per-question scores, the row, that run). A ValueError when neither has one."""
+    if SFT in result["comparison"]:
+        return _keyed(result["question_scores"][SFT]), result["comparison"][SFT], result["run"]
+    source = result["timings"].get("sft", {}).get("adopted_from")
+    summary = Path(source or "-") / "summary.json"
+    rows = json.loads(summary.read_text())["comparison"] if summary.is_file() else {}
+    if SFT not in rows:
         raise ValueError(
-            f"{result['run']} compared {', '.join(rows)}, not {', '.join(missing)}: run it with --compare {SFT},{GRPO}"
+            f"{result['run']} compared {', '.join(result['comparison'])} and its SFT stage "
+            f"{f'came from {source}, which did not compare {SFT}' if source else 'is its own'}: "
+            f"run it with --compare {SFT},{GRPO}"
         )
-    stats = compare_scores(_keyed(result, SFT), _keyed(result, GRPO), random.Random(0)).to_json()
-    recall = {row: rows[row]["notes_recall"] for row in (SFT, GRPO)}
-    return {**stats, "notes_recall": recall, "notes_recall_gain": round(recall[GRPO] - recall[SFT], 4)}
+    return _keyed(_scores(Path(source) / "eval" / SFT)), rows[SFT], source
+
+
+def rl_versus_sft(result: dict) -> dict:
+    """What GRPO added (issue 40): the run's student after GRPO against its student after SFT
+    alone (``_sft_student``) on the same held-out questions (paired, the SFT student as run a),
+    with each one's notes recall; a ValueError when there is no SFT student's row."""
+    if GRPO not in result["comparison"]:
+        raise ValueError(f"{result['run']} compared {', '.join(result['comparison'])}, not {GRPO}")
+    sft_scores, sft_row, source = _sft_student(result)
+    stats = compare_scores(sft_scores, _keyed(result["question_scores"][GRPO]), random.Random(0)).to_json()
+    recall = {SFT: sft_row["notes_recall"], GRPO: result["comparison"][GRPO]["notes_recall"]}
+    return {
+        **stats,
+        "sft_row_from": source,
+        "notes_recall": recall,
+        "notes_recall_gain": round(recall[GRPO] - recall[SFT], 4),
+    }
 
 
 def main() -> None:

@@ -2,8 +2,11 @@
 so that the students of two runs held out on the same streams compare paired (``--vs``), and the
 student after GRPO compares with the same run's student after SFT (``--rl``)."""
 
+import json
+
 import pytest
 
+from benchmarks.experiments import distill
 from benchmarks.experiments.distill import rl_versus_sft, versus
 
 
@@ -36,7 +39,27 @@ def test_what_grpo_added_pairs_the_runs_two_students_and_their_notes_recall():
     assert vs["notes_recall"] == {"student+sft": 0.5, "student+grpo": 0.625} and vs["notes_recall_gain"] == 0.125
 
 
-def test_what_grpo_added_needs_both_students_compared():
-    run = {"run": "runs/grpo-only", "comparison": {"teacher": {}, "student+grpo": {}}, "question_scores": {}}
-    with pytest.raises(ValueError, match="student\\+sft: run it with --compare student\\+sft,student\\+grpo"):
-        rl_versus_sft(run)
+def test_a_run_that_adopted_its_sft_pairs_with_that_runs_sft_student(tmp_path, monkeypatch):
+    source = tmp_path / "sft-run"
+    source.mkdir()
+    (source / "summary.json").write_text(json.dumps({"comparison": {"student+sft": {"notes_recall": 0.5}}}))
+    monkeypatch.setattr(
+        distill, "_scores", lambda row: {"s/0": {"t01": 0.0, "t02": 1.0}} if row.parent.parent == source else {}
+    )
+    run = {
+        "run": "runs/grpo-variant",
+        "comparison": {"teacher": {}, "student+grpo": {"notes_recall": 0.75}},
+        "timings": {"sft": {"adopted_from": str(source)}},
+        "question_scores": {"student+grpo": {"s/0": {"t01": 1.0, "t02": 1.0}}},
+    }
+    vs = distill.rl_versus_sft(run)
+    assert (vs["mean_a"], vs["mean_b"], vs["wins"], vs["sft_row_from"]) == (0.5, 1.0, 1, str(source))
+    assert vs["notes_recall_gain"] == 0.25
+
+
+def test_what_grpo_added_needs_an_sft_students_row():
+    run = {"run": "runs/grpo-only", "comparison": {"teacher": {}, "student+grpo": {}}, "timings": {}}
+    with pytest.raises(
+        ValueError, match="its SFT stage is its own: run it with --compare student\\+sft,student\\+grpo"
+    ):
+        distill.rl_versus_sft(run)
