@@ -19,8 +19,9 @@
         # -> benchmarks/results/distill_rl_synthetic.json (what GRPO added to SFT, issue 40)
 
 The file holds the run's resolved ``config`` and teacher LM (its ``config.json``), the
-``comparison`` (teacher and students held out), the final student's paired statistics against
-the teacher under ``vs_teacher`` (``diff``, ``ci_low``, ``ci_high``, wins/losses), its card,
+``comparison`` (teacher and students held out), the final student's (or ``--student``'s) paired
+statistics against the teacher under ``vs_teacher`` (``diff``, ``ci_low``, ``ci_high``,
+wins/losses), the run's student card,
 ``annotations`` (what the training file carried: ``none`` for gold answers only), each
 stage's seconds (``timings``, with their sum) and every row's score per held-out question
 (``question_scores``: row, stream id, task id), so that students of two runs on the same
@@ -46,13 +47,16 @@ from promptmem.stats import compare_scores, question_scores
 SFT, GRPO = "student+sft", "student+grpo"  # the comparison rows of one run's students
 
 
-def record(run: Path, world: str, annotations: str, benchmark: str = "distill_own") -> dict:
+def record(run: Path, world: str, annotations: str, benchmark: str = "distill_own", student: str | None = None) -> dict:
     """The results file's content for the finished distill run in ``run`` as ``benchmark``
-    (distill_transfer: trained without ``world``; distill_rl: with ``vs_sft``)."""
+    (distill_transfer: trained without ``world``; distill_rl: with ``vs_sft``), ``student`` its
+    comparison row recorded as the run's student (default: the last, the one the card is of)."""
     config = json.loads((run / "config.json").read_text())
     summary = json.loads((run / "summary.json").read_text())
     comparison = summary["comparison"]
-    final = list(comparison)[-1]
+    final = student or list(comparison)[-1]
+    if final not in comparison:
+        raise ValueError(f"{run} compared {', '.join(comparison)}, not {final}")
     timings = summary["timings"]
     return {
         "benchmark": benchmark,
@@ -155,6 +159,9 @@ def main() -> None:
         dest="benchmark",
         help=f"what GRPO added: the run compared {SFT},{GRPO}; vs_sft holds the second against the first",
     )
+    parser.add_argument(
+        "--student", help="the comparison row recorded as the run's student (default: the last; e.g. student+sft)"
+    )
     parser.add_argument("--out", type=Path, help="default benchmarks/results/distill_{own,transfer,rl}_<world>.json")
     parser.add_argument(
         "--vs",
@@ -167,12 +174,12 @@ def main() -> None:
     others = {path: json.loads(path.read_text()) for path in args.vs}
     if unpaired := [str(path) for path, other in others.items() if "question_scores" not in other]:
         parser.error(f"--vs {', '.join(unpaired)}: recorded without per-question scores, so nothing pairs with it")
-    result = record(args.run, args.world, args.annotations, args.benchmark)
-    if args.benchmark == "distill_rl":
-        try:
+    try:
+        result = record(args.run, args.world, args.annotations, args.benchmark, args.student)
+        if args.benchmark == "distill_rl":
             result["vs_sft"] = rl_versus_sft(result)
-        except ValueError as error:
-            parser.error(str(error))
+    except ValueError as error:
+        parser.error(str(error))
     result["vs_students"] = {path.stem: versus(result, other) for path, other in others.items()}
     out = args.out or RESULTS / f"{result['benchmark']}_{args.world}.json"
     out.write_text(json.dumps(result, indent=1))

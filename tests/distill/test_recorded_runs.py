@@ -63,3 +63,22 @@ def test_what_grpo_added_needs_an_sft_students_row():
         ValueError, match="its SFT stage is its own: run it with --compare student\\+sft,student\\+grpo"
     ):
         distill.rl_versus_sft(run)
+
+
+def test_a_record_names_the_student_asked_for_or_refuses_a_row_the_run_lacks(tmp_path, monkeypatch):
+    monkeypatch.setattr(distill, "_scores", lambda row: {})
+    (tmp_path / "config.json").write_text(json.dumps({"distill": {}, "teacher_lm": {}}))
+    (tmp_path / "student.json").write_text("{}")
+    rows = {
+        "teacher": {},
+        "student+sft": {"paired": {"teacher": {"diff": 0.1}}},
+        "student+grpo": {"paired": {"teacher": {}}},
+    }
+    summary = {"comparison": rows, "timings": {}, "student_card": str(tmp_path / "STUDENT.md")}
+    summary |= dict.fromkeys(("sft_rows", "sft_sources", "actor_cases", "flat_share", "grpo_rewards"))
+    (tmp_path / "summary.json").write_text(json.dumps(summary))
+    result = distill.record(tmp_path, "synthetic", "none", student="student+sft")
+    assert result["student"] == "student+sft" and result["vs_teacher"] == {"diff": 0.1}
+    assert distill.record(tmp_path, "synthetic", "none")["student"] == "student+grpo"
+    with pytest.raises(ValueError, match="not student\\+rl"):
+        distill.record(tmp_path, "synthetic", "none", student="student+rl")
