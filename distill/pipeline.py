@@ -32,7 +32,7 @@ from promptmem.distill.plan import Suites, plan, plan_lines, resolved
 from promptmem.distill.run import STUDENT_FORMAT, DistillRun, Work, served_spec
 from promptmem.distill.stages import STAGES
 from promptmem.distill.students import resolve_student
-from promptmem.distill.teacher_work import adopt_teacher_work
+from promptmem.distill.teacher_work import adopt_teacher_work, done_work
 from promptmem.distill.timings import StageClock
 from promptmem.evaluate import EvalConfig
 from promptmem.lm.specs import LMConfig, adapter_for, make_lm
@@ -111,11 +111,20 @@ def _eval_configs(config: DistillConfig) -> tuple[EvalConfig, EvalConfig]:
 
 
 def prepare(
-    config: DistillConfig, teacher_lm: LMConfig, out: Path, *, lm=None, until: str = "eval", say=print
+    config: DistillConfig,
+    teacher_lm: LMConfig,
+    out: Path,
+    *,
+    lm=None,
+    until: str = "eval",
+    teacher_from: str | Path | None = None,
+    say=print,
 ) -> DistillRun:
     """The run every stage reads, built before any work (anything missing is an error here):
     the student (unless ``until`` is "traces"), the suites (each built once), the teacher
-    program, the streams and the teacher LM; then the run directory is claimed and the plan said."""
+    program, the streams and the teacher LM; then the run directory is claimed, the work of
+    ``teacher_from`` adopted (``teacher_work.adopt_teacher_work``) and the plan said, the stages
+    already done (``done_work``) marked."""
     suites = Suites.of(config)
     config = resolved(config, suites)
     student = resolve_student(config.student) if until != "traces" else None
@@ -129,7 +138,10 @@ def prepare(
     _check_agent(config, agent, label_suite, labelled)
     lm = lm or make_lm(teacher_lm)
     claim_run_dir(out, {"distill": config, "teacher_lm": teacher_lm})
-    for line in plan_lines(config, plan(config, suites)):
+    if teacher_from:
+        adopted = adopt_teacher_work(teacher_from, out, config, teacher_lm, test)
+        say(f"teacher work from {teacher_from}: {', '.join(adopted) or 'none needed'}")
+    for line in plan_lines(config, plan(config, suites, done_work(out))):
         say(line)
     teacher = Pipeline(agent, suite, lm, STUDENT_FORMAT, adapter_for(teacher_lm.spec))
     clock = StageClock(out / "timings.json")
@@ -155,10 +167,7 @@ def distill(
     (``prepare``): anything missing is an error before any work. ``teacher_from``: a finished
     run whose teacher work this run adopts (``teacher_work.adopt_teacher_work``)."""
     _check_until(until)
-    run = prepare(config, teacher_lm, Path(out), lm=lm, until=until, say=say)
-    if teacher_from:
-        adopted = adopt_teacher_work(teacher_from, run.out, run.config, teacher_lm, run.test)
-        say(f"teacher work from {teacher_from}: {', '.join(adopted) or 'none needed'}")
+    run = prepare(config, teacher_lm, Path(out), lm=lm, until=until, teacher_from=teacher_from, say=say)
     work = Work()
     for name, stage in STAGES:
         summary = stage(run, work)

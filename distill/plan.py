@@ -5,6 +5,7 @@ both read from the training and held-out suites built once (``Suites``) and pass
 from __future__ import annotations
 
 import sys
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 
 from promptmem.distill.config import DistillConfig
@@ -85,47 +86,55 @@ def _tasks(suite: Suite, streams: int, seed: int) -> tuple[int, int]:
     return sum(len(s.tasks) for s in chosen), sum(t.is_question for s in chosen for t in s.tasks)
 
 
-def plan(config: DistillConfig, suites: Suites | None = None) -> list[tuple[str, float]]:
-    """Each stage of a ``resolved`` config with its estimated minutes (``RATES``); ``suites``:
-    the config's (default: built here)."""
+def plan(
+    config: DistillConfig, suites: Suites | None = None, done: Collection[str] = ()
+) -> list[tuple[str, float | None]]:
+    """Each stage of a ``resolved`` config with its estimated minutes (``RATES``), None for a
+    stage ``done`` names (as ``timings.json`` does: traces, actor_samples, sft, grpo, grpo-2...,
+    and ``eval/teacher`` for the teacher's held-out row): a resumed run's or one whose work came
+    with ``--teacher-from``. ``suites``: the config's (default: built here)."""
     suites = suites or Suites.of(config)
     traced, questions = _tasks(suites.train, config.train_streams, config.seed)
     written, _ = _tasks(suites.train, config.hindsight_streams, config.seed)
     held_out, _ = _tasks(suites.test, config.test_streams, config.test_seed)
     train = config.train
     rows = written + questions * (1 + len(config.actor_samplers))
+    phases = {"grpo" if phase == 1 else f"grpo-{phase}" for phase in range(1, len(config.schedule) + 1)}
+    teacher_row = 0.0 if "eval/teacher" in done else RATES["teacher_task"]
     stages = [
-        (f"teacher traces: {config.train_streams} streams, {traced} tasks", traced * RATES["trace"]),
+        ("traces", f"teacher traces: {config.train_streams} streams, {traced} tasks", traced * RATES["trace"]),
         (
+            "actor_samples",
             f"actor answers sampled: ~{questions} questions",
             questions * len(config.actor_samplers) * RATES["actor_sample"],
         ),
         (
+            "sft",
             f"SFT: ~{rows} rows, {train.sft_epochs:g} epoch(s), batch {train.batch_size}",
             rows * train.sft_epochs / train.batch_size * RATES["sft_step"],
         ),
         (
+            "grpo",
             f"GRPO: {train.grpo_steps} steps x {len(config.schedule)} phase(s)",
             train.grpo_steps * len(config.schedule) * RATES["grpo_step"],
         ),
         (
-            f"held-out comparison: {config.test_streams} streams, {held_out} tasks, teacher + {len(config.compare)} student(s)",
-            held_out * (RATES["teacher_task"] + len(config.compare) * RATES["student_task"]),
+            "eval",
+            f"held-out comparison: {config.test_streams} streams, {held_out} tasks, "
+            f"teacher{' (its row done)' if teacher_row == 0 else ''} + {len(config.compare)} student(s)",
+            held_out * (teacher_row + len(config.compare) * RATES["student_task"]),
         ),
     ]
-    return [(what, seconds / 60) for what, seconds in stages]
+    finished = set(done) - {"grpo"} | ({"grpo"} if phases <= set(done) else set())  # GRPO: every phase
+    return [(what, None if stage in finished else seconds / 60) for stage, what, seconds in stages]
 
 
-def plan_lines(config: DistillConfig, stages: list[tuple[str, float]]) -> list[str]:
-    """The plan as printed before a run starts."""
-    total = sum(minutes for _, minutes in stages)
+def plan_lines(config: DistillConfig, stages: list[tuple[str, float | None]]) -> list[str]:
+    """The plan as printed before a run starts: each stage's minutes, or ``done``."""
+    total = sum(minutes for _, minutes in stages if minutes is not None)
     head = (
         f"distill {config.student} from {config.teacher} ({config.writer} writer), target {config.hindsight_target}, "
         f"{config.hindsight_streams} training streams ({config.train_streams} traced), {config.test_streams} held out"
     )
-    rows = [f"  ~{minutes:5.1f} min  {what}" for what, minutes in stages]
-    return [
-        head,
-        *rows,
-        f"  ~{total:5.1f} min  in all (rates measured on 2 CPU cores; stages already done are skipped)",
-    ]
+    rows = [f"  {'   done   ' if minutes is None else f'~{minutes:5.1f} min'}  {what}" for what, minutes in stages]
+    return [head, *rows, f"  ~{total:5.1f} min  to run (rates measured on 2 CPU cores)"]

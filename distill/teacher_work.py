@@ -106,6 +106,13 @@ def adopt_teacher_work(source: str | Path, out: Path, config, teacher_lm: LMConf
     return copied
 
 
+def done_work(out: Path) -> set[str]:
+    """What ``out`` already holds finished (done here or adopted): its stages as ``timings.json``
+    names them, and ``eval/teacher`` where the teacher's held-out row is finished."""
+    finished = set(StageClock(out / "timings.json").read())
+    return finished | ({TEACHER_ROW} if (out / TEACHER_ROW / "report.json").is_file() else set())
+
+
 def _row_changes(row: Path, held_out: EvalConfig, teacher_lm: LMConfig) -> list[str]:
     """The settings in which the evaluate run ``row`` differs from ``held_out`` under ``teacher_lm``
     (``["eval/teacher"]`` when there is no such run)."""
