@@ -239,9 +239,21 @@ def grpo_stage(run: DistillRun, work: Work) -> dict:
     config = run.config
     prompts = grpo_prompt_source(config, rows, work.grpo_hindsight, run.labelled, run.label_suite, run.budget)
     work.grpo_model, work.curve = grpo_schedule(run, prompts, work.sft_model)
+    if idle := untrained_steps(work.curve):
+        run.say(
+            f"grpo: {idle} of {len(work.curve)} steps learned nothing: every group's completions scored "
+            f"alike, even resampled{' (the model is the SFT model)' if idle == len(work.curve) else ''}; "
+            "more --generations or a higher --temperature spread them"
+        )
     write_json(run.out / "grpo_rewards.json", work.curve, indent=1)
     plot_rewards(work.curve, run.out / "grpo_rewards.png")
     return {"traces": len(work.rows), "grpo_rewards": work.curve}
+
+
+def untrained_steps(curve: list[dict]) -> int:
+    """The GRPO steps of ``curve`` whose every group was still flat after resampling: no
+    advantage, no gradient (unknown where the groups were not logged)."""
+    return sum(bool(point.get("groups")) and point["skipped_groups"] >= point["groups"] for point in curve)
 
 
 def phase_curve(log: list[dict], phase: int, offset: int, horizon: Callable[[int], int] | None = None) -> list[dict]:

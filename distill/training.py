@@ -277,7 +277,8 @@ def dynamic_sampling_trainer(base):
 def reward_curve(log_history: list[dict]) -> list[dict]:
     """Each logged GRPO step: its mean reward and reward std (of the groups trained on), the
     share of its groups whose rewards were all equal at the first generation (``flat_share``;
-    None when not logged), and dynamic sampling's resamples and groups still flat (skipped)."""
+    None when not logged), and dynamic sampling's groups, resamples and groups still flat
+    (skipped: nothing to learn from)."""
     curve = []
     for e in log_history:
         if "reward" in e and "step" in e:
@@ -289,6 +290,7 @@ def reward_curve(log_history: list[dict]) -> list[dict]:
                     "reward": e["reward"],
                     "reward_std": e.get("reward_std", 0.0),
                     "flat_share": round(flat / groups, 4) if groups else None,
+                    "groups": groups,
                     "skipped_groups": e.get("dynamic_sampling/skipped_groups", 0.0),
                     "resamples": e.get("dynamic_sampling/resamples", 0.0),
                 }

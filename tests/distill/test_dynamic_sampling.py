@@ -5,6 +5,7 @@ import pytest
 
 pytest.importorskip("trl", reason="the distill extra is not installed")
 
+from promptmem.distill.stages import untrained_steps  # noqa: E402
 from promptmem.distill.training import TrainConfig, grpo, reward_curve  # noqa: E402
 from promptmem.signals.traces import TraceRow  # noqa: E402
 from tests.helpers.scratch_student import make_scratch_student  # noqa: E402
@@ -69,9 +70,11 @@ def test_flat_groups_are_replaced_by_fresh_prompts_until_the_step_has_a_signal(t
     assert reward.seen[-1] == [5] and step["skipped_groups"] == 0
     assert step["resamples"] == len(reward.seen) - 1 == (0 if first == 5 else step["resamples"]) >= (first != 5)
     assert step["reward_std"] > 0  # the logged rewards are those of the group trained on
+    assert untrained_steps([step]) == 0
 
 
 def test_groups_still_flat_after_the_limit_are_counted_as_skipped(tmp_path):
     (step,), reward = train(tmp_path, spread=set(), resamples=2)
     assert step["resamples"] == 2 and step["skipped_groups"] == 1 and len(reward.seen) == 3
     assert len({tuple(rows) for rows in reward.seen}) == 3  # each resample draws a prompt not used before
+    assert step["groups"] == 1 and untrained_steps([step]) == 1  # the run says this step learned nothing
