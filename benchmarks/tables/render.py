@@ -186,6 +186,7 @@ TABLES = {
         "distill_hindsight_synthetic_stated12",
         "distill_hindsight_synthetic_heldgrpo",
         "distill_hindsight_household_heldgrpo",
+        "distill_rl_synthetic",
     ),
     "writer_choices_household_h12": lambda: writer_choices("writer_choices_household_h12"),
     "writer_choices_household_stated": lambda: writer_choices("writer_choices_household_stated"),
