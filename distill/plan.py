@@ -19,7 +19,7 @@ RATES = {
     "trace": 8.3,
     "actor_sample": 4.7,
     "sft_step": 9.1,  # 16.3 there, times 0.558: the LM head on labelled positions only (sft_head.json)
-    "grpo_step": 127.0,
+    "grpo_step": 127.0,  # 2 prompts x 4 completions a step: scaled by the completions of a step
     "teacher_task": 11.7,
     "student_task": 7.5,
 }
@@ -116,7 +116,12 @@ def plan(
         (
             "grpo",
             f"GRPO: {train.grpo_steps} steps x {len(config.schedule)} phase(s)",
-            train.grpo_steps * len(config.schedule) * RATES["grpo_step"],
+            train.grpo_steps
+            * len(config.schedule)
+            * RATES["grpo_step"]
+            * train.prompts_per_step
+            * train.generations
+            / 8,
         ),
         (
             "eval",

@@ -3,6 +3,7 @@ its folder already holds (resumed, or adopted with --teacher-from) marked done, 
 
 from promptmem.distill.config import DistillConfig
 from promptmem.distill.plan import Suites, plan, plan_lines, resolved
+from promptmem.distill.training import TrainConfig
 
 
 def config(**fields) -> DistillConfig:
@@ -28,3 +29,8 @@ def test_grpo_is_done_only_when_every_phase_of_the_schedule_is():
     suites = Suites.of(run)
     assert plan(run, suites, {"grpo"})[3][1] is not None
     assert plan(run, suites, {"grpo", "grpo-2"})[3][1] is None
+
+
+def test_grpo_minutes_grow_with_the_completions_of_a_step():
+    base, wider = config(), config(train=TrainConfig(generations=8))
+    assert plan(wider, Suites.of(wider))[3][1] == 2 * plan(base, Suites.of(base))[3][1]
