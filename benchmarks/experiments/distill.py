@@ -13,24 +13,26 @@
     python -m benchmarks.experiments.distill runs/transfer-oncall --world oncall --annotations none --transfer
         # -> benchmarks/results/distill_transfer_oncall.json (trained without the world, issue 39 item 6)
 
-    promptmem distill --config recipes/synthetic_inferred.yaml --writer-reward future \
-        --compare student+sft,student+grpo --out runs/synthetic-future
-    python -m benchmarks.experiments.distill runs/synthetic-future --world synthetic --annotations none --rl
+    promptmem distill --config recipes/synthetic_inferred.yaml --schedule actor \\
+        --compare student+sft,student+grpo --out runs/synthetic-actor
+    python -m benchmarks.experiments.distill runs/synthetic-actor --world synthetic --annotations none \\
+        --student student+sft                 # -> distill_own_synthetic.json, the SFT student
+    python -m benchmarks.experiments.distill runs/synthetic-actor --world synthetic --annotations none --rl
         # -> benchmarks/results/distill_rl_synthetic.json (what GRPO added to SFT, issue 40)
 
 The file holds the run's resolved ``config`` and teacher LM (its ``config.json``), the
 ``comparison`` (teacher and students held out), the final student's (or ``--student``'s) paired
 statistics against the teacher under ``vs_teacher`` (``diff``, ``ci_low``, ``ci_high``,
-wins/losses), the run's student card,
-``annotations`` (what the training file carried: ``none`` for gold answers only), each
-stage's seconds (``timings``, with their sum) and every row's score per held-out question
+wins/losses), the run's student card, ``annotations`` (what the training file carried: ``none``
+for gold answers only), each stage's seconds (``timings``, with their sum) and every row's score per held-out question
 (``question_scores``: row, stream id, task id), so that students of two runs on the same
 held-out streams compare paired: ``--vs OTHER.json`` puts this student against OTHER's under
 ``vs_students``. ``--transfer`` records a student trained on other worlds' streams and held
-out on ``--world`` (``recipes/transfer_to_*.yaml``) as benchmark ``distill_transfer``, in its own file, out of the worlds table that reads ``distill_own_*``;
-``--rl`` records a run that compared the student after SFT and after GRPO as ``distill_rl``, the
-second against the first under ``vs_sft`` (paired, with both notes recalls); a run that adopted
-its SFT stage (``--teacher-from``) pairs with that run's ``student+sft`` row instead.
+out on ``--world`` (``recipes/transfer_to_*.yaml``) as benchmark ``distill_transfer``, in its
+own file, out of the worlds table that reads ``distill_own_*``; ``--rl`` records a run that
+compared the student after SFT and after GRPO as ``distill_rl``, the second against the first
+under ``vs_sft`` (paired, with both notes recalls); a run that adopted its SFT stage
+(``--teacher-from``) pairs with that run's ``student+sft`` row instead.
 """
 
 from __future__ import annotations
