@@ -222,6 +222,11 @@ def grpo(
     return _train_and_save(trainer, out)
 
 
+# a group's largest |advantage| below which its rewards count as equal: rewards apart by float
+# rounding (1e-7 on 1.2) give ~1e-3 after TRL's scaling by std + 1e-4, apart by 1e-5 or more ~0.05
+FLAT_ADVANTAGE = 0.01
+
+
 def dynamic_sampling_trainer(base):
     """``base`` (TRL's GRPOTrainer) with DAPO's dynamic sampling: a group whose rewards are all
     equal has zero advantage and carries no gradient, so before a step trains, the prompts of
@@ -239,8 +244,10 @@ def dynamic_sampling_trainer(base):
             self._draw = random.Random(self.args.seed)
 
         def _flat_groups(self, batch) -> list[int]:
+            """The groups whose rewards are equal: advantages (reward minus the group's mean, over
+            its std + 1e-4) all under ``FLAT_ADVANTAGE``, float rounding of equal sums included."""
             spread = batch["advantages"].view(-1, self.num_generations).abs().amax(dim=1)
-            return [g for g, value in enumerate(spread.tolist()) if value < 1e-6]
+            return [g for g, value in enumerate(spread.tolist()) if value < FLAT_ADVANTAGE]
 
         def _generate_and_score_completions(self, inputs):
             metrics = self._metrics["train"]

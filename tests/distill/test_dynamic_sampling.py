@@ -1,6 +1,8 @@
 """GRPO dynamic sampling (DAPO): a step's groups whose rewards are all equal are replaced by
 fresh prompts and generated again; groups still flat after the limit are counted as skipped."""
 
+from types import SimpleNamespace
+
 import pytest
 
 pytest.importorskip("trl", reason="the distill extra is not installed")
@@ -78,3 +80,16 @@ def test_groups_still_flat_after_the_limit_are_counted_as_skipped(tmp_path):
     assert step["resamples"] == 2 and step["skipped_groups"] == 1 and len(reward.seen) == 3
     assert len({tuple(rows) for rows in reward.seen}) == 3  # each resample draws a prompt not used before
     assert step["groups"] == 1 and untrained_steps([step]) == 1  # the run says this step learned nothing
+
+
+def test_rewards_apart_only_by_float_rounding_make_a_flat_group():
+    import torch
+
+    from promptmem.distill.training import dynamic_sampling_trainer
+
+    trainer = SimpleNamespace(num_generations=4)
+    rounding = [1.2, 1.2, 1.2 - 2.4e-7, 1.2]  # 1.0 + 0.2 summed in another order
+    tiny = [1.2, 1.2, 1.1925, 1.2]  # a real difference: one write wasted a little budget
+    advantages = [(torch.tensor(r) - torch.tensor(r).mean()) / (torch.tensor(r).std() + 1e-4) for r in (rounding, tiny)]
+    flat = dynamic_sampling_trainer(object)._flat_groups(trainer, {"advantages": torch.cat(advantages)})
+    assert flat == [0]
