@@ -103,12 +103,15 @@ def versus(result: dict, other: dict) -> dict:
     return {"results": other["run"], **compare_scores(*scores, random.Random(0)).to_json()}
 
 
-def _sft_student(result: dict) -> tuple[dict, dict, str]:
-    """The SFT student the GRPO student compares with: the run's own ``student+sft`` row, or,
+def _sft_student(result: dict, sft_from: dict | None = None) -> tuple[dict, dict, str]:
+    """The SFT student the GRPO student compares with: the run's own ``student+sft`` row, or
+    ``sft_from``'s (a results file of this script recording that SFT model as its student), or,
     where the run adopted its SFT stage (``--teacher-from``), the row of the same model in the run
-    it came from; (per-question scores, the row, that run). A ValueError when neither has one."""
+    that trained it; (per-question scores, the row, that run). A ValueError when none has one."""
     if SFT in result["comparison"]:
         return _keyed(result["question_scores"][SFT]), result["comparison"][SFT], result["run"]
+    if sft_from and sft_from["student"] == SFT:
+        return _keyed(sft_from["question_scores"][SFT]), sft_from["comparison"][SFT], sft_from["run"]
     source = result["timings"].get("sft", {}).get("adopted_from")
     summary = Path(source or "-") / "summary.json"
     rows = json.loads(summary.read_text())["comparison"] if summary.is_file() else {}
@@ -121,13 +124,13 @@ def _sft_student(result: dict) -> tuple[dict, dict, str]:
     return _keyed(_scores(Path(source) / "eval" / SFT)), rows[SFT], source
 
 
-def rl_versus_sft(result: dict) -> dict:
+def rl_versus_sft(result: dict, sft_from: dict | None = None) -> dict:
     """What GRPO added (issue 40): the run's student after GRPO against its student after SFT
     alone (``_sft_student``) on the same held-out questions (paired, the SFT student as run a),
     with each one's notes recall; a ValueError when there is no SFT student's row."""
     if GRPO not in result["comparison"]:
         raise ValueError(f"{result['run']} compared {', '.join(result['comparison'])}, not {GRPO}")
-    sft_scores, sft_row, source = _sft_student(result)
+    sft_scores, sft_row, source = _sft_student(result, sft_from)
     stats = compare_scores(sft_scores, _keyed(result["question_scores"][GRPO]), random.Random(0)).to_json()
     recall = {SFT: sft_row["notes_recall"], GRPO: result["comparison"][GRPO]["notes_recall"]}
     return {
@@ -162,6 +165,11 @@ def main() -> None:
         help=f"what GRPO added: the run compared {SFT},{GRPO}; vs_sft holds the second against the first",
     )
     parser.add_argument(
+        "--sft-from",
+        type=Path,
+        help="with --rl: a results file of this script whose student is the SFT model this run's GRPO started from",
+    )
+    parser.add_argument(
         "--student", help="the comparison row recorded as the run's student (default: the last; e.g. student+sft)"
     )
     parser.add_argument("--out", type=Path, help="default benchmarks/results/distill_{own,transfer,rl}_<world>.json")
@@ -179,7 +187,7 @@ def main() -> None:
     try:
         result = record(args.run, args.world, args.annotations, args.benchmark, args.student)
         if args.benchmark == "distill_rl":
-            result["vs_sft"] = rl_versus_sft(result)
+            result["vs_sft"] = rl_versus_sft(result, args.sft_from and json.loads(args.sft_from.read_text()))
     except ValueError as error:
         parser.error(str(error))
     result["vs_students"] = {path.stem: versus(result, other) for path, other in others.items()}

@@ -55,6 +55,14 @@ def test_a_run_that_adopted_its_sft_pairs_with_that_runs_sft_student(tmp_path, m
     vs = distill.rl_versus_sft(run)
     assert (vs["mean_a"], vs["mean_b"], vs["wins"], vs["sft_row_from"]) == (0.5, 1.0, 1, str(source))
     assert vs["notes_recall_gain"] == 0.25
+    recorded = {  # the SFT student recorded from another run of the same SFT model (--sft-from)
+        "run": "runs/sft-recorded",
+        "student": "student+sft",
+        "comparison": {"student+sft": {"notes_recall": 0.75}},
+        "question_scores": {"student+sft": {"s/0": {"t01": 1.0, "t02": 1.0}}},
+    }
+    vs = distill.rl_versus_sft({**run, "timings": {}}, recorded)
+    assert (vs["ties"], vs["sft_row_from"], vs["notes_recall_gain"]) == (2, "runs/sft-recorded", 0.0)
 
 
 def test_what_grpo_added_needs_an_sft_students_row():
