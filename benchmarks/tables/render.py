@@ -187,6 +187,7 @@ TABLES = {
         "distill_hindsight_synthetic_heldgrpo",
         "distill_hindsight_household_heldgrpo",
         "distill_rl_synthetic",
+        "distill_rl_synthetic_spread",
     ),
     "writer_choices_household_h12": lambda: writer_choices("writer_choices_household_h12"),
     "writer_choices_household_stated": lambda: writer_choices("writer_choices_household_stated"),
