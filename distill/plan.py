@@ -9,6 +9,8 @@ from collections.abc import Collection
 from dataclasses import dataclass, replace
 
 from promptmem.distill.config import DistillConfig
+from promptmem.distill.teacher_work import TEACHER_ROW
+from promptmem.distill.timings import grpo_phase
 from promptmem.evaluate import EvalConfig, make_eval_suite
 from promptmem.tasks import Suite
 
@@ -99,8 +101,8 @@ def plan(
     held_out, _ = _tasks(suites.test, config.test_streams, config.test_seed)
     train = config.train
     rows = written + questions * (1 + len(config.actor_samplers))
-    phases = {"grpo" if phase == 1 else f"grpo-{phase}" for phase in range(1, len(config.schedule) + 1)}
-    teacher_row = 0.0 if "eval/teacher" in done else RATES["teacher_task"]
+    phases = {grpo_phase(phase) for phase in range(1, len(config.schedule) + 1)}
+    teacher_row = 0.0 if TEACHER_ROW in done else RATES["teacher_task"]
     stages = [
         ("traces", f"teacher traces: {config.train_streams} streams, {traced} tasks", traced * RATES["trace"]),
         (

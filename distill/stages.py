@@ -19,6 +19,7 @@ from promptmem.distill.curriculum import Curriculum
 from promptmem.distill.run import STUDENT_FORMAT, DistillRun, Work
 from promptmem.distill.sft_data import sampled_actor_rows, sft_dataset, write_rows
 from promptmem.distill.teacher_work import sft_streams
+from promptmem.distill.timings import grpo_phase
 from promptmem.distill.training import grpo, logged_steps, reward_curve, sft
 from promptmem.files import write_json
 from promptmem.programs.judge import DiscoveryJudge
@@ -211,7 +212,7 @@ def grpo_schedule(run: DistillRun, prompts: Callable, start: Path) -> tuple[Path
             f"grpo phase {phase}/{len(config.schedule)}: {config.train.grpo_steps} steps on "
             f"{len(phase_rows)} prompts ({', '.join(roles)})"
         )
-        phase_dir = run.out / ("grpo" if phase == 1 else f"grpo-{phase}")
+        phase_dir = run.out / grpo_phase(phase)
         model = run.clock.time(
             phase_dir.name,
             (phase_dir / "model" / "config.json").is_file(),
@@ -243,7 +244,7 @@ def grpo_stage(run: DistillRun, work: Work) -> dict:
         run.say(
             f"grpo: {idle} of {len(work.curve)} steps learned nothing: every group's completions scored "
             f"alike, even resampled{' (the model is the SFT model)' if idle == len(work.curve) else ''}; "
-            "more --generations or a higher --temperature spread them"
+            "more --generations or a higher --grpo-temperature spread them"
         )
     write_json(run.out / "grpo_rewards.json", work.curve, indent=1)
     plot_rewards(work.curve, run.out / "grpo_rewards.png")

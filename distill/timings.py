@@ -10,6 +10,12 @@ from pathlib import Path
 from promptmem.files import write_json
 
 
+def grpo_phase(phase: int) -> str:
+    """GRPO phase ``phase``'s stage name (from 1): its folder in the run directory and its
+    ``timings.json`` entry (grpo, grpo-2, ...)."""
+    return "grpo" if phase == 1 else f"grpo-{phase}"
+
+
 class StageClock:
     """Each stage's seconds and seconds per step in a JSON file (``OUT/timings.json``), written by
     the run that did the stage: one already done when the run starts keeps its time."""
